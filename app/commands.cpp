@@ -1,0 +1,158 @@
+#include "commands.hpp"
+
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "live_backend.hpp"
+#include "twinbench/live/server.hpp"
+#include "twinbench/scenario/load.hpp"
+#include "twinbench/scenario/report.hpp"
+
+namespace tb::app {
+
+namespace {
+
+struct RunArgs {
+  std::string scenario;
+  std::string backend = "live";
+  std::string server;
+  std::string out;
+  bool nodelay = false;
+  std::uint64_t seed = 1;
+  std::optional<std::uint32_t> runs, warmups;
+  bool quiet = false;
+};
+
+// One status line on stderr, rewritten in place on a terminal, every few percent otherwise.
+class Progress {
+ public:
+  explicit Progress(bool quiet) : quiet_(quiet), tty_(isatty(STDERR_FILENO) == 1) {}
+  void update(const twinbench::Sample& s, std::size_t done, std::size_t total) {
+    if (quiet_) return;
+    const int percent = static_cast<int>(100 * done / total);
+    if (!tty_ && percent / 10 == last_decile_ && done != total) return;
+    last_decile_ = percent / 10;
+    std::cerr << fmt::format("{}[{:3d}%] {}/{} {} fps={} bytes={} {}: {:.1f} ms, {} frames{}{}",
+                             tty_ ? "\r\033[K" : "", percent, done, total, s.scenario(), s.fps(),
+                             s.body_bytes(), s.variant(), s.elapsed_ms(), s.frames(),
+                             s.result() == "success" ? "" : " (" + s.result() + ": " + s.error() + ")",
+                             tty_ && done != total ? "" : "\n");
+  }
+
+ private:
+  bool quiet_, tty_;
+  int last_decile_ = -1;
+};
+
+int run_command(const RunArgs& a) {
+  twinbench::Scenario scenario;
+  try {
+    scenario = scenario::load_scenario(a.scenario);
+    if (a.runs) scenario.set_runs(*a.runs);
+    if (a.warmups) scenario.set_warmups(*a.warmups);
+    scenario::validate_scenario(scenario, a.scenario);
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  }
+  if (a.backend != "live") {
+    std::cerr << "error: --backend " << a.backend
+              << ": only 'live' is available in this build (the ns-3 backend is tracked in issue 3)\n";
+    return 2;
+  }
+  const std::string out = a.out.empty() ? "out/" + scenario.name() + "-" + a.backend : a.out;
+
+  std::optional<live::LiveServer> own_server;
+  std::string base_url = a.server.empty() ? scenario.target().base_url() : a.server;
+  if (base_url.empty()) {
+    live::ServerOptions options;
+    options.nodelay = a.nodelay;
+    own_server.emplace(options);
+    own_server->start();
+    base_url = own_server->base_url();
+    if (!a.quiet) std::cerr << "serving on " << base_url << " (loopback, Nagle " << (a.nodelay ? "off" : "on") << ")\n";
+  }
+
+  LiveBackend live;
+  Progress progress(a.quiet);
+  runner::RunOptions options;
+  options.base_url = base_url;
+  options.seed = a.seed;
+  options.server_nodelay = a.nodelay;
+  options.on_sample = [&](const twinbench::Sample& s, std::size_t done, std::size_t total) {
+    progress.update(s, done, total);
+  };
+  twinbench::ResultSet results;
+  try {
+    results = runner::run_scenario(scenario, live.backend(), options);
+    scenario::write_results(results, out);
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+  std::cout << scenario::results_markdown(results);
+  if (!a.quiet) std::cerr << "wrote " << out << "/results.{json,csv,md}\n";
+  if (own_server && !a.quiet) {
+    const auto st = own_server->stats();
+    std::cerr << fmt::format("server: {} connections, {} requests\n", st.connections_accepted, st.requests_served);
+  }
+  return 0;
+}
+
+int serve_command(const live::ServerOptions& options) {
+  try {
+    live::LiveServer server(options);
+    std::cerr << "twinbench serve: listening on " << server.base_url() << " (Nagle "
+              << (options.nodelay ? "off" : "on") << "); Ctrl-C stops\n";
+    server.run_foreground();
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main_with_args(const std::vector<std::string>& args) {
+  CLI::App app{"twinbench: HTTP clients in a frame loop, over real sockets or a simulated link"};
+  app.require_subcommand(1);
+
+  RunArgs run;
+  auto* run_cmd = app.add_subcommand("run", "Run a scenario and write results.json, results.csv, results.md");
+  run_cmd->add_option("scenario", run.scenario, "Scenario textproto file")->required();
+  run_cmd->add_option("--backend", run.backend, "live (real sockets on loopback or --server)")
+      ->check(CLI::IsMember({"live", "sim"}));
+  run_cmd->add_option("--server", run.server, "Base URL of a server to measure; default: start one on loopback");
+  run_cmd->add_option("--out", run.out, "Output directory (default out/<scenario>-<backend>)");
+  run_cmd->add_flag("--nodelay", run.nodelay, "Set TCP_NODELAY on the server this command starts");
+  run_cmd->add_option("--seed", run.seed, "Seed recorded with the results (simulation randomness)");
+  run_cmd->add_option("--runs", run.runs, "Override the scenario's measured rounds");
+  run_cmd->add_option("--warmups", run.warmups, "Override the scenario's warmup rounds");
+  run_cmd->add_flag("--quiet,-q", run.quiet, "No progress on stderr");
+
+  live::ServerOptions serve;
+  serve.port = 8927;
+  auto* serve_cmd = app.add_subcommand("serve", "Serve the benchmark endpoints (HTTP/1.1 keep-alive)");
+  serve_cmd->add_option("--bind", serve.bind_address, "Address to bind");
+  serve_cmd->add_option("--port", serve.port, "Port (0 = any free port)");
+  serve_cmd->add_flag("--nodelay", serve.nodelay, "Disable Nagle (TCP_NODELAY) on accepted sockets");
+
+  std::vector<std::string> reversed(args.rbegin(), args.rend() - 1);
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (*run_cmd) return run_command(run);
+  return serve_command(serve);
+}
+
+}  // namespace tb::app

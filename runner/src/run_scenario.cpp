@@ -1,0 +1,204 @@
+#include "twinbench/runner/run_scenario.hpp"
+
+#include <map>
+#include <memory>
+#include <stdexcept>
+
+#include "twinbench/clientcore/c3http_model.hpp"
+#include "twinbench/clientcore/frame_loop.hpp"
+#include "twinbench/clientcore/http_request_model.hpp"
+#include "twinbench/clientcore/session.hpp"
+#include "twinbench/scenario/load.hpp"
+
+namespace tb::runner {
+
+namespace {
+
+Duration ms(double v) { return from_ms(v); }
+
+// The ping answers {"ok": true}; downloads answer exactly the bytes asked for.
+constexpr std::uint64_t kPingBodyBytes = 12;
+
+struct Step {
+  std::uint32_t fps;
+  std::uint64_t body_bytes;
+  std::uint32_t round;
+  bool warmup;
+  std::size_t variant;
+  bool new_sessions;  // the session scope starts here
+};
+
+std::vector<Step> plan(const twinbench::Scenario& s) {
+  std::vector<Step> steps;
+  const std::uint32_t rounds = s.warmups() + s.runs();
+  bool first = true;
+  for (std::uint32_t fps : s.frame_caps()) {
+    bool cap_start = true;
+    for (std::uint64_t bytes : s.body_bytes()) {
+      for (std::uint32_t round = 0; round < rounds; ++round) {
+        for (int v = 0; v < s.variants_size(); ++v) {
+          const bool fresh = first || (cap_start && s.session_scope() == twinbench::PER_FRAME_CAP);
+          steps.push_back(Step{fps, bytes, round, round < s.warmups(), static_cast<std::size_t>(v), fresh});
+          first = cap_start = false;
+        }
+      }
+    }
+  }
+  return steps;
+}
+
+class ScenarioRun {
+ public:
+  ScenarioRun(const twinbench::Scenario& s, Backend& b, const RunOptions& o)
+      : s_(s), b_(b), o_(o), steps_(plan(s)),
+        frames_(b.scheduler, FrameLoopConfig{s.frame_caps(0), ms(s.frame_loop().frame_work_ms())}) {
+    base_url_ = o.base_url.empty() ? s.target().base_url() : o.base_url;
+    while (!base_url_.empty() && base_url_.back() == '/') base_url_.pop_back();
+  }
+
+  twinbench::ResultSet run() {
+    results_.mutable_scenario()->CopyFrom(s_);
+    auto* info = results_.mutable_run();
+    info->set_backend(b_.name);
+    info->set_seed(o_.seed);
+    info->set_server(base_url_);
+    info->set_server_nodelay(o_.server_nodelay);
+    info->set_keep_alive(true);
+    info->set_twinbench_version("0.1.0");
+
+    frames_.start();
+    frames_.await_process_frame([this] { start_step(); });
+    const Duration budget = o_.request_timeout * static_cast<std::int64_t>(steps_.size() + 1);
+    const bool finished = b_.run_until([this] { return next_ == steps_.size() && idle_; }, budget);
+    frames_.stop();
+    if (!finished) throw std::runtime_error("the run stopped making progress");
+    return std::move(results_);
+  }
+
+ private:
+  std::unique_ptr<ClientModel> make_model(const twinbench::Variant& v) {
+    ModelRuntime rt{frames_, b_.threads, b_.transports, b_.resolver, &b_.sinks};
+    const auto& fl = s_.frame_loop();
+    if (v.client() == twinbench::HTTP_REQUEST) {
+      HttpRequestOptions o;
+      o.profile = s_.engine() == twinbench::GODOT3 ? EngineProfile::kGodot3 : EngineProfile::kGodot4;
+      o.use_threads = v.threaded();
+      o.download_chunk_size = s_.download_chunk_size();
+      o.worker_sleep = ms(fl.http_request_worker_sleep_ms());
+      return std::make_unique<HttpRequestModel>(rt, o);
+    }
+    C3HttpOptions o;
+    o.use_threads = v.threaded();
+    o.download_chunk_size = s_.download_chunk_size();
+    o.worker_sleep = ms(fl.c3http_worker_sleep_ms());
+    o.session = v.session() ? sessions_.at(v.name()).get() : nullptr;
+    return std::make_unique<C3HttpModel>(rt, o);
+  }
+
+  void renew_sessions_and_models() {
+    models_.clear();  // models hold Session pointers: drop them first
+    sessions_.clear();
+    for (const auto& v : s_.variants()) {
+      if (v.session()) sessions_[v.name()] = std::make_unique<Session>(b_.scheduler);
+    }
+    for (const auto& v : s_.variants()) models_.push_back(make_model(v));
+  }
+
+  // Runs in the phase where the previous request's awaiting script resumed.
+  void start_step() {
+    if (next_ == steps_.size()) {
+      idle_ = true;
+      return;
+    }
+    idle_ = false;
+    const Step step = steps_[next_];
+    const std::size_t index = next_++;
+    if (step.new_sessions) renew_sessions_and_models();
+    if (frames_.config().fps_cap != step.fps) {
+      frames_.set_config(FrameLoopConfig{step.fps, ms(s_.frame_loop().frame_work_ms())});
+    }
+    const auto& variant = s_.variants(static_cast<int>(step.variant));
+    RequestSpec spec;
+    spec.url = base_url_ + scenario::target_path(s_, step.body_bytes);
+    if (s_.download_to_file() && step.body_bytes > 0) {
+      spec.download_file = variant.name() + "-" + std::to_string(step.body_bytes) + "-" +
+                           std::to_string(step.round) + ".bin";
+    }
+    const Time started = b_.scheduler.now();
+    const std::uint64_t first_frame = frames_.frames();
+    ClientModel& model = *models_[step.variant];
+    auto finished = std::make_shared<bool>(false);
+    model.request(spec, [this, step, started, first_frame, spec, index, finished](const Completion& c) {
+      *finished = true;
+      record(step, spec, c, b_.scheduler.now() - started, frames_.frames() - first_frame, index);
+      start_step();
+    });
+    // A request that never completes is cancelled and recorded, and the run goes on.
+    b_.scheduler.schedule_at(started + o_.request_timeout, [this, &model, step, spec, started,
+                                                           first_frame, index, finished] {
+      if (*finished) return;
+      *finished = true;
+      model.cancel();
+      Completion c;
+      c.result = RequestResult::kCancelled;
+      c.error = "timed out";
+      record(step, spec, c, b_.scheduler.now() - started, frames_.frames() - first_frame, index);
+      frames_.await_process_frame([this] { start_step(); });
+    });
+  }
+
+  void record(const Step& step, const RequestSpec& spec, Completion c, Duration elapsed,
+              std::uint64_t frames, std::size_t index) {
+    const std::uint64_t expected = step.body_bytes == 0 ? kPingBodyBytes : step.body_bytes;
+    if (c.result == RequestResult::kSuccess) {
+      std::string problem;
+      if (c.http_status != 200) problem = "HTTP status " + std::to_string(c.http_status);
+      else if (c.body_bytes != expected)
+        problem = "body has " + std::to_string(c.body_bytes) + " bytes, expected " + std::to_string(expected);
+      else if (!spec.download_file.empty())
+        problem = b_.check_download(spec.download_file, expected);
+      if (!problem.empty()) {
+        c.result = RequestResult::kRequestFailed;
+        c.error = problem;
+      }
+    } else if (!spec.download_file.empty()) {
+      b_.check_download(spec.download_file, expected);  // removes what was written
+    }
+    auto* sample = results_.add_samples();
+    sample->set_scenario(s_.name());
+    sample->set_variant(s_.variants(static_cast<int>(step.variant)).name());
+    sample->set_fps(step.fps);
+    sample->set_body_bytes(step.body_bytes);
+    sample->set_round(step.round);
+    sample->set_warmup(step.warmup);
+    sample->set_elapsed_ms(to_ms(elapsed));
+    sample->set_frames(frames);
+    sample->set_result(to_string(c.result));
+    sample->set_http_status(static_cast<std::uint32_t>(c.http_status));
+    sample->set_bytes_received(c.body_bytes);
+    sample->set_reused_connection(c.reused_connection);
+    sample->set_error(c.error);
+    if (o_.on_sample) o_.on_sample(*sample, index + 1, steps_.size());
+  }
+
+  const twinbench::Scenario& s_;
+  Backend& b_;
+  const RunOptions& o_;
+  std::vector<Step> steps_;
+  std::size_t next_ = 0;
+  bool idle_ = false;
+  FrameLoop frames_;
+  std::string base_url_;
+  std::map<std::string, std::unique_ptr<Session>> sessions_;
+  std::vector<std::unique_ptr<ClientModel>> models_;
+  twinbench::ResultSet results_;
+};
+
+}  // namespace
+
+twinbench::ResultSet run_scenario(const twinbench::Scenario& scenario, Backend& backend,
+                                  const RunOptions& options) {
+  return ScenarioRun(scenario, backend, options).run();
+}
+
+}  // namespace tb::runner
