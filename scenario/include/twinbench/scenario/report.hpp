@@ -1,0 +1,46 @@
+// Result files of a run: JSON (every sample), CSV (one row per cell, the published columns) and a
+// Markdown report in the style of the published BENCHMARK.md.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "results.pb.h"
+
+namespace tb::scenario {
+
+// The measured (non-warmup) samples of one (scenario, fps, body_bytes, variant).
+struct Cell {
+  std::string scenario;
+  std::uint32_t fps = 0;
+  std::uint64_t body_bytes = 0;
+  std::string variant;
+  std::vector<double> elapsed_ms;  // successful samples, in round order
+  std::vector<double> frames;      // same samples
+  std::size_t failures = 0;        // measured samples whose result is not "success"
+  std::string first_error;         // error (or result) of the first failure
+};
+
+// Cells with at least one measured sample, in the published row order: scenario by first
+// appearance, then the scenario's frame_caps, body_bytes and variants orders (values the
+// scenario does not list come after, by first appearance).
+std::vector<Cell> collect_cells(const twinbench::ResultSet& results);
+
+// Writes a temporary file beside `path`, fsyncs it and renames it over `path`, creating parent
+// directories. Readers never see a partial file. Throws std::runtime_error naming the path.
+void write_file_atomically(const std::filesystem::path& path, std::string_view contents);
+
+std::string results_json(const twinbench::ResultSet& results);
+// Header: scenario,fps,body_bytes,variant,median_ms,min_ms,q1_ms,q3_ms,max_ms,runs. Cells without
+// a successful sample have empty ms fields and runs 0.
+std::string results_csv(const twinbench::ResultSet& results);
+std::string results_markdown(const twinbench::ResultSet& results);
+
+// dir/results.json, dir/results.csv and dir/results.md, each written atomically.
+void write_results(const twinbench::ResultSet& results, const std::filesystem::path& dir);
+
+}  // namespace tb::scenario

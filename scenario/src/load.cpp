@@ -1,0 +1,235 @@
+#include "twinbench/scenario/load.hpp"
+
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/text_format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <fmt/format.h>
+
+namespace tb::scenario {
+namespace {
+
+using google::protobuf::Descriptor;
+using google::protobuf::TextFormat;
+using twinbench::Scenario;
+
+constexpr std::string_view kDefaultPingPath = "/api/benchmark/ping/";
+constexpr std::string_view kDefaultDownloadTemplate = "/api/benchmark/download/{bytes}/";
+constexpr double kDefaultWorkerSleepMs = 1.0;
+constexpr std::uint32_t kMaxFrameCap = 1000;
+constexpr std::uint32_t kMinChunk = 256;
+constexpr std::uint32_t kMaxChunk = 16u << 20;
+
+// Keeps the first error only: later ones are usually consequences of it.
+class FirstError : public google::protobuf::io::ErrorCollector {
+ public:
+  explicit FirstError(const std::string& origin) : origin_(origin) {}
+  void AddError(int line, int column, const std::string& message) override {
+    if (first_.empty()) first_ = fmt::format("{}:{}:{}: {}", origin_, line + 1, column + 1, message);
+  }
+  void AddWarning(int, int, const std::string&) override {}
+  const std::string& first() const { return first_; }
+
+ private:
+  const std::string& origin_;
+  std::string first_;
+};
+
+// A field as named in error messages ("variants[2].name"), with the best line known for it.
+struct Field {
+  std::string name;
+  int line;  // 1-based; -1 when unknown (scenarios built in code, or a missing field)
+};
+
+// A message inside the scenario and, when parsed from text, its part of the ParseInfoTree.
+// Missing fields fall back to the line of the enclosing message, so errors still point somewhere.
+struct Node {
+  const Descriptor* type;
+  const TextFormat::ParseInfoTree* tree;
+  std::string path;
+  int line;
+
+  Field field(std::string_view name, int index = -1) const {
+    const auto* fd = type->FindFieldByName(std::string(name));
+    std::string full = path + std::string(name) + (index >= 0 ? fmt::format("[{}]", index) : "");
+    if (tree == nullptr) return {std::move(full), line};
+    // List syntax ("frame_caps: [0, 60]") records one location for all its values, so element i
+    // may have none: use the closest recorded statement before it.
+    for (int i = fd->is_repeated() ? std::max(index, 0) : -1;; --i) {
+      const auto loc = tree->GetLocation(fd, i);
+      if (loc.line >= 0) return {std::move(full), loc.line + 1};
+      if (i <= 0) break;
+    }
+    return {std::move(full), line};
+  }
+
+  Node child(std::string_view name, int index = -1) const {
+    const auto* fd = type->FindFieldByName(std::string(name));
+    const Field f = field(name, index);
+    const auto* nested = tree ? tree->GetTreeForNested(fd, fd->is_repeated() ? index : -1) : nullptr;
+    return {fd->message_type(), nested, f.name + ".", f.line};
+  }
+};
+
+class Checker {
+ public:
+  explicit Checker(const std::string& origin) : origin_(origin) {}
+
+  [[noreturn]] void fail(const Field& f, std::string_view expected, std::string_view got) const {
+    const std::string where = f.line >= 0 ? fmt::format("{}:{}", origin_, f.line) : origin_;
+    throw ScenarioError(fmt::format("{}: {}: expected {}, got {}", where, f.name, expected, got));
+  }
+  void require(bool ok, const Field& f, std::string_view expected, std::string_view got) const {
+    if (!ok) fail(f, expected, got);
+  }
+
+ private:
+  const std::string& origin_;
+};
+
+std::string quoted(const std::string& s) { return fmt::format("\"{}\"", s); }
+
+bool is_identifier(const std::string& s, bool upper_and_punct) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [&](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+           (upper_and_punct && ((c >= 'A' && c <= 'Z') || c == '-' || c == '.'));
+  });
+}
+
+template <class Repeated>
+void check_unique(const Checker& check, const Node& node, std::string_view name, const Repeated& values) {
+  for (int i = 0; i < values.size(); ++i)
+    for (int j = 0; j < i; ++j)
+      if (values[i] == values[j])
+        check.fail(node.field(name, i), fmt::format("distinct values ({}[{}] is already {})", name, j, values[j]),
+                   fmt::format("{}", values[i]));
+}
+
+void check_ms(const Checker& check, const Field& f, double v) {
+  check.require(std::isfinite(v) && v >= 0, f, "a finite number of milliseconds >= 0", fmt::format("{}", v));
+}
+
+// Checks a scenario whose defaults have been applied.
+void check(const Scenario& s, const std::string& origin, const TextFormat::ParseInfoTree* tree) {
+  const Checker check(origin);
+  const Node root{Scenario::descriptor(), tree, "", -1};
+
+  check.require(is_identifier(s.name(), true), root.field("name"),
+                "a non-empty name of letters, digits, '_', '-' or '.'", quoted(s.name()));
+  check.require(s.engine() == twinbench::GODOT4 || s.engine() == twinbench::GODOT3, root.field("engine"),
+                "GODOT4 or GODOT3", twinbench::EngineProfile_Name(s.engine()));
+
+  check.require(s.variants_size() > 0, root.field("variants"), "at least one variant", "none");
+  for (int i = 0; i < s.variants_size(); ++i) {
+    const auto& v = s.variants(i);
+    const Node node = root.child("variants", i);
+    check.require(is_identifier(v.name(), false), node.field("name"),
+                  "a non-empty name matching [a-z0-9_]+", quoted(v.name()));
+    for (int j = 0; j < i; ++j)
+      if (s.variants(j).name() == v.name())
+        check.fail(node.field("name"), fmt::format("a unique variant name (variants[{}] is also named so)", j),
+                   quoted(v.name()));
+    check.require(v.client() == twinbench::HTTP_REQUEST || v.client() == twinbench::C3HTTP, node.field("client"),
+                  "HTTP_REQUEST or C3HTTP", twinbench::ClientKind_Name(v.client()));
+    check.require(!v.session() || v.client() == twinbench::C3HTTP, node.field("session"),
+                  "session only with client C3HTTP (HTTPRequest has no session pool)",
+                  "session: true with client " + twinbench::ClientKind_Name(v.client()));
+  }
+
+  check.require(s.frame_caps_size() > 0, root.field("frame_caps"), "at least one frame cap (0 = uncapped)", "none");
+  for (int i = 0; i < s.frame_caps_size(); ++i)
+    check.require(s.frame_caps(i) <= kMaxFrameCap, root.field("frame_caps", i),
+                  fmt::format("a frame cap from 0 (uncapped) to {} fps", kMaxFrameCap), fmt::format("{}", s.frame_caps(i)));
+  check_unique(check, root, "frame_caps", s.frame_caps());
+  check.require(s.body_bytes_size() > 0, root.field("body_bytes"), "at least one body size (0 = ping)", "none");
+  check_unique(check, root, "body_bytes", s.body_bytes());
+
+  check.require(s.runs() >= 1, root.field("runs"), "a positive integer", fmt::format("{}", s.runs()));
+  check.require(s.download_chunk_size() >= kMinChunk && s.download_chunk_size() <= kMaxChunk,
+                root.field("download_chunk_size"), fmt::format("{} to {} bytes", kMinChunk, kMaxChunk),
+                fmt::format("{}", s.download_chunk_size()));
+  check.require(s.session_scope() == twinbench::PER_FRAME_CAP || s.session_scope() == twinbench::PER_SCENARIO,
+                root.field("session_scope"), "PER_FRAME_CAP or PER_SCENARIO",
+                twinbench::SessionScope_Name(s.session_scope()));
+
+  const Node target = root.child("target");
+  const auto& url = s.target().base_url();
+  check.require(url.empty() || url.starts_with("http://") || url.starts_with("https://"), target.field("base_url"),
+                "empty or a URL starting with http:// or https://", quoted(url));
+  check.require(s.target().ping_path().starts_with('/'), target.field("ping_path"), "a path starting with '/'",
+                quoted(s.target().ping_path()));
+  const auto& tmpl = s.target().download_path_template();
+  check.require(tmpl.starts_with('/') && tmpl.find("{bytes}") != std::string::npos,
+                target.field("download_path_template"), "a path starting with '/' and containing \"{bytes}\"",
+                quoted(tmpl));
+
+  const Node loop = root.child("frame_loop");
+  check_ms(check, loop.field("frame_work_ms"), s.frame_loop().frame_work_ms());
+  check_ms(check, loop.field("http_request_worker_sleep_ms"), s.frame_loop().http_request_worker_sleep_ms());
+  check_ms(check, loop.field("c3http_worker_sleep_ms"), s.frame_loop().c3http_worker_sleep_ms());
+}
+
+}  // namespace
+
+void apply_defaults(Scenario& s) {
+  if (s.engine() == twinbench::ENGINE_PROFILE_UNSPECIFIED) s.set_engine(twinbench::GODOT4);
+  if (s.download_chunk_size() == 0) s.set_download_chunk_size(s.engine() == twinbench::GODOT3 ? 4096 : 65536);
+  if (s.session_scope() == twinbench::SESSION_SCOPE_UNSPECIFIED) s.set_session_scope(twinbench::PER_SCENARIO);
+  auto& target = *s.mutable_target();
+  if (target.ping_path().empty()) target.set_ping_path(std::string(kDefaultPingPath));
+  if (target.download_path_template().empty()) target.set_download_path_template(std::string(kDefaultDownloadTemplate));
+  auto& loop = *s.mutable_frame_loop();
+  if (!loop.has_http_request_worker_sleep_ms()) loop.set_http_request_worker_sleep_ms(kDefaultWorkerSleepMs);
+  if (!loop.has_c3http_worker_sleep_ms()) loop.set_c3http_worker_sleep_ms(kDefaultWorkerSleepMs);
+}
+
+void validate_scenario(const Scenario& scenario, const std::string& origin) {
+  Scenario copy = scenario;
+  apply_defaults(copy);
+  check(copy, origin, nullptr);
+}
+
+Scenario parse_scenario(std::string_view text, const std::string& origin) {
+  if (text.size() > static_cast<std::size_t>(INT_MAX)) throw ScenarioError(origin + ": file too large");
+  Scenario s;
+  FirstError errors(origin);
+  TextFormat::ParseInfoTree tree;
+  TextFormat::Parser parser;
+  parser.RecordErrorsTo(&errors);
+  parser.WriteLocationsTo(&tree);
+  google::protobuf::io::ArrayInputStream input(text.data(), static_cast<int>(text.size()));
+  if (!parser.Parse(&input, &s))
+    throw ScenarioError(errors.first().empty() ? origin + ": cannot parse" : errors.first());
+  apply_defaults(s);
+  check(s, origin, &tree);
+  return s;
+}
+
+Scenario load_scenario(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw ScenarioError(fmt::format("{}: cannot open: {}", file.string(), std::strerror(errno)));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw ScenarioError(fmt::format("{}: cannot read", file.string()));
+  return parse_scenario(text.str(), file.string());
+}
+
+std::string target_path(const Scenario& scenario, std::uint64_t body_bytes) {
+  const auto& t = scenario.target();
+  if (body_bytes == 0) return t.ping_path().empty() ? std::string(kDefaultPingPath) : t.ping_path();
+  std::string path = t.download_path_template().empty() ? std::string(kDefaultDownloadTemplate)
+                                                       : t.download_path_template();
+  const std::string bytes = std::to_string(body_bytes);
+  for (auto at = path.find("{bytes}"); at != std::string::npos; at = path.find("{bytes}", at + bytes.size()))
+    path.replace(at, 7, bytes);
+  return path;
+}
+
+}  // namespace tb::scenario

@@ -1,0 +1,38 @@
+#include "twinbench/scenario/stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+namespace tb::scenario {
+
+double quantile_sorted(std::span<const double> sorted, double q) {
+  if (sorted.empty()) throw std::invalid_argument("quantile of no values");
+  if (!(q >= 0.0 && q <= 1.0)) throw std::invalid_argument("quantile outside [0, 1]");
+  const double pos = q * static_cast<double>(sorted.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos));
+  if (lo + 1 >= sorted.size()) return sorted.back();
+  return sorted[lo] + (pos - static_cast<double>(lo)) * (sorted[lo + 1] - sorted[lo]);
+}
+
+Summary summarize(std::vector<double> values) {
+  if (values.empty()) throw std::invalid_argument("summary of no values");
+  if (!std::all_of(values.begin(), values.end(), [](double v) { return std::isfinite(v); }))
+    throw std::invalid_argument("summary of a non-finite value");
+  std::sort(values.begin(), values.end());
+  const auto q = [&](double p) { return quantile_sorted(values, p); };
+  return Summary{
+      .n = values.size(),
+      .min = values.front(),
+      .q1 = q(0.25),
+      .median = q(0.5),
+      .q3 = q(0.75),
+      .max = values.back(),
+      .p95 = q(0.95),
+      .p99 = q(0.99),
+      .mean = std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size()),
+  };
+}
+
+}  // namespace tb::scenario
