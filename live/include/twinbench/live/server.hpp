@@ -1,0 +1,55 @@
+#pragma once
+// The benchmark server on real sockets: an Asio acceptor in front of tb::server::ServerConnection,
+// one per accepted connection. It stands in for the benchmark's local Python server (HTTP/1.1
+// keep-alive, head in one write, body in 64 KiB writes, Nagle left on).
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "twinbench/servercore/server_connection.hpp"
+
+namespace tb::live {
+
+struct ServerOptions {
+  std::string bind_address = "127.0.0.1";
+  std::uint16_t port = 0;  // 0 = ephemeral
+  bool nodelay = false;    // Nagle left on by default, like the stand-in server
+  tb::server::ServerConfig config;
+};
+
+struct ServerStats {
+  std::uint64_t connections_accepted = 0;
+  std::uint64_t requests_served = 0;
+  std::uint64_t open_connections = 0;
+};
+
+// Runs its own io_context, either on its own background thread (start()) or on the caller's
+// thread (run_foreground()).
+class LiveServer {
+ public:
+  // Binds and listens immediately; throws std::system_error naming the address on failure.
+  // Connections made before start() wait in the listen backlog.
+  explicit LiveServer(ServerOptions options);
+  ~LiveServer();  // stop() + join
+  LiveServer(const LiveServer&) = delete;
+  LiveServer& operator=(const LiveServer&) = delete;
+
+  // Starts the background thread; idempotent.
+  void start();
+  // Closes the acceptor and every connection, then joins the background thread; idempotent,
+  // callable from any thread, including a handler or a signal.
+  void stop();
+
+  std::uint16_t port() const;
+  std::string base_url() const;  // "http://127.0.0.1:<port>"
+  ServerStats stats() const;     // thread-safe
+
+  // For `twinbench serve`: serves on the calling thread until stop() or SIGINT/SIGTERM.
+  void run_foreground();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tb::live

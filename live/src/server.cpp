@@ -1,0 +1,319 @@
+// The benchmark server over Boost.Asio. Everything below runs on the one thread that runs the
+// io_context, so sessions and the session registry need no locks; only the stats are atomics.
+#include "twinbench/live/server.hpp"
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <system_error>
+#include <thread>
+#include <unordered_map>
+
+#include <boost/asio/bind_executor.hpp>
+#include <boost/asio/buffer.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/address.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
+
+namespace tb::live {
+namespace {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+using boost::system::error_code;
+
+constexpr std::size_t kReadBufferBytes = 64 * 1024;
+// After the last response of a closing connection the send side is shut down and the input is
+// read and dropped for up to this long: closing with unread input would send an RST, which can
+// destroy the response before the client reads it.
+constexpr auto kLingerTimeout = std::chrono::seconds(2);
+// accept() failing (e.g. out of file descriptors) is retried after a pause instead of spinning.
+constexpr auto kAcceptRetryDelay = std::chrono::milliseconds(50);
+
+std::string endpoint_text(const std::string& address, std::uint16_t port) {
+  return address + ":" + std::to_string(port);
+}
+
+[[noreturn]] void throw_listen_error(const error_code& ec, const std::string& step, const std::string& where) {
+  throw std::system_error(static_cast<std::error_code>(ec),
+                          "twinbench server: cannot " + step + " " + where);
+}
+
+}  // namespace
+
+struct LiveServer::Impl {
+  class Session;
+
+  ServerOptions options;
+  asio::io_context io{1};
+  tcp::acceptor acceptor{io};
+  asio::steady_timer accept_retry{io};
+  std::optional<asio::signal_set> signals;
+  std::uint16_t bound_port = 0;
+  std::string url;
+
+  // io thread only. Owns every live session so stop() can close them all.
+  std::unordered_map<Session*, std::shared_ptr<Session>> sessions;
+
+  std::atomic<std::uint64_t> connections_accepted{0};
+  std::atomic<std::uint64_t> requests_served{0};
+  std::atomic<std::uint64_t> open_connections{0};
+
+  std::atomic<bool> stop_requested{false};
+  std::mutex lifecycle_mutex;  // guards `thread` and `running`
+  std::thread thread;
+  bool running = false;        // io is being run, by the background thread or run_foreground()
+
+  explicit Impl(ServerOptions opts);
+  void accept();
+  void on_accept(const error_code& ec, tcp::socket socket);
+  void request_stop();
+  void close_everything();
+  void forget(Session* session);
+};
+
+// One accepted connection: reads feed the ServerConnection, its writes go out one at a time,
+// exactly as it slices them.
+class LiveServer::Impl::Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(Impl& server, tcp::socket socket)
+      : server_(server),
+        socket_(std::move(socket)),
+        connection_(server.options.config),
+        linger_timer_(socket_.get_executor()) {}
+
+  void start() {
+    read();
+    pump_writes();
+  }
+
+  void close_now() {
+    if (closed_) return;
+    closed_ = true;
+    error_code ignored;
+    linger_timer_.cancel();
+    socket_.shutdown(tcp::socket::shutdown_both, ignored);
+    socket_.close(ignored);
+    server_.forget(this);
+  }
+
+ private:
+  void read() {
+    reading_ = true;
+    socket_.async_read_some(asio::buffer(read_buffer_),
+                            [self = shared_from_this()](const error_code& ec, std::size_t bytes) {
+                              self->on_read(ec, bytes);
+                            });
+  }
+
+  void on_read(const error_code& ec, std::size_t bytes) {
+    reading_ = false;
+    if (closed_) return;
+    if (finishing_) {
+      // Lingering: drop input until the peer closes, so our close does not turn into an RST.
+      if (ec) close_now();
+      else read();
+      return;
+    }
+    if (ec == asio::error::eof) {
+      peer_closed_ = true;
+      connection_.on_peer_closed();
+      pump_writes();
+      return;
+    }
+    if (ec) {
+      close_now();
+      return;
+    }
+    connection_.on_receive(std::as_bytes(std::span(read_buffer_.data(), bytes)));
+    pump_writes();
+    if (!closed_ && !reading_) read();
+  }
+
+  void pump_writes() {
+    if (closed_ || writing_) return;
+    const auto chunk = connection_.next_write();
+    if (chunk.empty()) {
+      if (connection_.should_close()) finish();
+      return;
+    }
+    writing_ = true;
+    // The span stays valid until write_done(), even if more input arrives meanwhile.
+    asio::async_write(socket_, asio::buffer(chunk.data(), chunk.size()),
+                      [self = shared_from_this()](const error_code& ec, std::size_t) { self->on_written(ec); });
+  }
+
+  void on_written(const error_code& ec) {
+    writing_ = false;
+    if (closed_) return;
+    if (ec) {
+      close_now();
+      return;
+    }
+    const std::uint64_t served_before = connection_.requests_served();
+    connection_.write_done();
+    server_.requests_served += connection_.requests_served() - served_before;
+    pump_writes();
+  }
+
+  void finish() {
+    if (finishing_) return;
+    finishing_ = true;
+    if (peer_closed_) {
+      close_now();
+      return;
+    }
+    error_code ignored;
+    socket_.shutdown(tcp::socket::shutdown_send, ignored);
+    linger_timer_.expires_after(kLingerTimeout);
+    linger_timer_.async_wait([self = shared_from_this()](const error_code& ec) {
+      if (!ec) self->close_now();
+    });
+    if (!reading_) read();
+  }
+
+  Impl& server_;
+  tcp::socket socket_;
+  tb::server::ServerConnection connection_;
+  asio::steady_timer linger_timer_;
+  std::array<char, kReadBufferBytes> read_buffer_{};
+  bool reading_ = false;
+  bool writing_ = false;
+  bool peer_closed_ = false;
+  bool finishing_ = false;  // all responses written; waiting for the peer before closing
+  bool closed_ = false;
+};
+
+LiveServer::Impl::Impl(ServerOptions opts) : options(std::move(opts)) {
+  const std::string where = endpoint_text(options.bind_address, options.port);
+  error_code ec;
+  const auto address = asio::ip::make_address(options.bind_address, ec);
+  if (ec) throw_listen_error(ec, "parse bind address", where);
+  const tcp::endpoint endpoint(address, options.port);
+
+  acceptor.open(endpoint.protocol(), ec);
+  if (ec) throw_listen_error(ec, "open a socket for", where);
+  // Lets a restarted server rebind while old connections sit in TIME_WAIT.
+  acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+  if (ec) throw_listen_error(ec, "set SO_REUSEADDR on", where);
+  acceptor.bind(endpoint, ec);
+  if (ec) throw_listen_error(ec, "bind", where);
+  acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) throw_listen_error(ec, "listen on", where);
+
+  bound_port = acceptor.local_endpoint(ec).port();
+  if (ec) throw_listen_error(ec, "read the bound port of", where);
+
+  // A wildcard bind is still reached through loopback.
+  std::string host = address.is_unspecified() ? (address.is_v6() ? "::1" : "127.0.0.1") : address.to_string();
+  if (address.is_v6()) host = "[" + host + "]";
+  url = "http://" + host + ":" + std::to_string(bound_port);
+
+  accept();
+}
+
+void LiveServer::Impl::accept() {
+  acceptor.async_accept([this](const error_code& ec, tcp::socket socket) { on_accept(ec, std::move(socket)); });
+}
+
+void LiveServer::Impl::on_accept(const error_code& ec, tcp::socket socket) {
+  if (stop_requested || !acceptor.is_open()) return;
+  if (ec) {
+    accept_retry.expires_after(kAcceptRetryDelay);
+    accept_retry.async_wait([this](const error_code& wait_ec) {
+      if (!wait_ec && !stop_requested) accept();
+    });
+    return;
+  }
+  ++connections_accepted;
+  if (options.nodelay) {
+    error_code ignored;
+    socket.set_option(tcp::no_delay(true), ignored);
+  }
+  auto session = std::make_shared<Session>(*this, std::move(socket));
+  sessions.emplace(session.get(), session);
+  ++open_connections;
+  session->start();
+  accept();
+}
+
+void LiveServer::Impl::request_stop() {
+  if (stop_requested.exchange(true)) return;
+  asio::post(io, [this] { close_everything(); });
+}
+
+void LiveServer::Impl::close_everything() {
+  error_code ignored;
+  acceptor.close(ignored);
+  accept_retry.cancel();
+  if (signals) signals->cancel(ignored);
+  // close_now() erases from `sessions`, so iterate over a copy.
+  const auto open_sessions = sessions;
+  for (const auto& [raw, session] : open_sessions) session->close_now();
+  // With every socket, timer and signal wait cancelled, io.run() returns once the handlers drain.
+}
+
+void LiveServer::Impl::forget(Session* session) {
+  if (sessions.erase(session) != 0) --open_connections;
+}
+
+LiveServer::LiveServer(ServerOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+
+LiveServer::~LiveServer() {
+  stop();
+  std::lock_guard lock(impl_->lifecycle_mutex);
+  // Only reachable if the server is destroyed from its own io thread: joining would deadlock.
+  if (impl_->thread.joinable()) impl_->thread.detach();
+}
+
+void LiveServer::start() {
+  std::lock_guard lock(impl_->lifecycle_mutex);
+  if (impl_->running || impl_->stop_requested) return;
+  impl_->running = true;
+  impl_->thread = std::thread([impl = impl_.get()] { impl->io.run(); });
+}
+
+void LiveServer::stop() {
+  impl_->request_stop();
+  std::lock_guard lock(impl_->lifecycle_mutex);
+  if (impl_->thread.joinable() && impl_->thread.get_id() != std::this_thread::get_id()) {
+    impl_->thread.join();
+  }
+}
+
+std::uint16_t LiveServer::port() const { return impl_->bound_port; }
+
+std::string LiveServer::base_url() const { return impl_->url; }
+
+ServerStats LiveServer::stats() const {
+  ServerStats stats;
+  stats.connections_accepted = impl_->connections_accepted.load();
+  stats.requests_served = impl_->requests_served.load();
+  stats.open_connections = impl_->open_connections.load();
+  return stats;
+}
+
+void LiveServer::run_foreground() {
+  {
+    std::lock_guard lock(impl_->lifecycle_mutex);
+    if (impl_->running) throw std::logic_error("twinbench server: already running");
+    if (impl_->stop_requested) return;
+    impl_->running = true;
+  }
+  impl_->signals.emplace(impl_->io, SIGINT, SIGTERM);
+  impl_->signals->async_wait([impl = impl_.get()](const error_code& ec, int) {
+    if (!ec) impl->request_stop();
+  });
+  impl_->io.run();
+}
+
+}  // namespace tb::live

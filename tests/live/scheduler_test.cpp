@@ -1,0 +1,164 @@
+// RealtimeScheduler, StdThreads and the file sinks. Timing checks are only generous upper bounds
+// that prove a wake-up happened early, never speed.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "twinbench/live/file_sink.hpp"
+#include "twinbench/live/realtime_scheduler.hpp"
+#include "twinbench/live/std_threads.hpp"
+
+namespace tb::live {
+namespace {
+
+using namespace std::chrono_literals;
+
+TEST(RealtimeScheduler, RunsEventsInTimeThenInsertionOrder) {
+  RealtimeScheduler s;
+  std::vector<std::string> order;
+  const Time t0 = s.now();
+  s.schedule_at(t0 + 6ms, [&] { order.push_back("late"); });
+  s.schedule_at(t0 + 2ms, [&] { order.push_back("tie-1"); });
+  s.schedule_at(t0 + 2ms, [&] { order.push_back("tie-2"); });
+  s.schedule_in(0ms, [&] {
+    order.push_back("now");
+    // In the past: runs right after this event, before the later ones.
+    s.schedule_at(Time::zero(), [&] { order.push_back("past"); });
+  });
+  s.schedule_at(t0 + 2ms, [&] { order.push_back("tie-3"); });
+  ASSERT_TRUE(s.run_until([&] { return order.size() == 6; }, 10s));
+  EXPECT_EQ(order, (std::vector<std::string>{"now", "past", "tie-1", "tie-2", "tie-3", "late"}));
+  EXPECT_GE(s.now(), t0 + 6ms);
+  EXPECT_EQ(s.pending(), 0u);
+}
+
+TEST(RealtimeScheduler, TimesOutWhenNotDone) {
+  RealtimeScheduler s;
+  bool ran = false;
+  s.schedule_in(1h, [&] { ran = true; });
+  const Time start = s.now();
+  EXPECT_FALSE(s.run_until([] { return false; }, 20ms));
+  EXPECT_GE(s.now() - start, 20ms);
+  EXPECT_LT(s.now() - start, 10s);
+  EXPECT_FALSE(ran);
+  EXPECT_EQ(s.pending(), 1u);
+}
+
+TEST(RealtimeScheduler, PostFromAnotherThreadWakesASleeper) {
+  RealtimeScheduler s;
+  s.schedule_in(1h, [] {});  // the sleeper's next deadline is far away
+  std::atomic<bool> ran_on_main{false};
+  const auto main_id = std::this_thread::get_id();
+  std::thread poster([&] {
+    std::this_thread::sleep_for(30ms);
+    s.post([&] { ran_on_main = std::this_thread::get_id() == main_id; });
+  });
+  const Time start = s.now();
+  const bool done = s.run_until([&] { return ran_on_main.load(); }, 60s);
+  poster.join();
+  EXPECT_TRUE(done);
+  EXPECT_LT(s.now() - start, 10s);  // woke long before the timeout or the 1 h event
+}
+
+TEST(RealtimeScheduler, PostedWorkRunsInOrderAndSurvivesAnEarlyReturn) {
+  RealtimeScheduler s;
+  std::vector<int> order;
+  for (int i = 0; i < 4; ++i) s.post([&order, i] { order.push_back(i); });
+  ASSERT_TRUE(s.run_until([&] { return order.size() == 2; }, 10s));
+  ASSERT_TRUE(s.run_until([&] { return order.size() == 4; }, 10s));
+  EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 3}));
+}
+
+TEST(RealtimeScheduler, NowIsMonotonic) {
+  RealtimeScheduler s;
+  Time last = s.now();
+  EXPECT_GE(last, Time::zero());
+  for (int i = 0; i < 1000; ++i) {
+    const Time t = s.now();
+    EXPECT_GE(t, last);
+    last = t;
+  }
+}
+
+TEST(StdThreads, IteratesUntilDoneThenDies) {
+  StdThreads threads;
+  std::atomic<int> iterations{0};
+  std::atomic<bool> release{false};
+  auto worker = threads.start(
+      [&] {
+        ++iterations;
+        return release.load() && iterations >= 5;
+      },
+      100us);
+  EXPECT_TRUE(worker->alive());
+  std::this_thread::sleep_for(5ms);
+  EXPECT_TRUE(worker->alive());  // still looping: iteration() keeps returning false
+  release = true;
+  const auto end = std::chrono::steady_clock::now() + 10s;
+  while (worker->alive() && std::chrono::steady_clock::now() < end) std::this_thread::sleep_for(1ms);
+  EXPECT_FALSE(worker->alive());
+  worker->join();
+  const int final_count = iterations.load();
+  EXPECT_GE(final_count, 5);
+  std::this_thread::sleep_for(5ms);
+  EXPECT_EQ(iterations.load(), final_count);  // no iteration after the one returning true
+}
+
+TEST(StdThreads, ZeroSleepYieldsAndDestructorJoins) {
+  StdThreads threads;
+  std::atomic<int> iterations{0};
+  {
+    auto worker = threads.start([&] { return ++iterations == 1000; }, Duration::zero());
+  }  // destroyed without join(): the destructor waits for the loop to finish
+  EXPECT_EQ(iterations.load(), 1000);
+}
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::span<const std::byte> bytes_of(const std::string& s) { return std::as_bytes(std::span(s)); }
+
+TEST(FileSink, WritesAndTruncatesFilesInATempDir) {
+  std::filesystem::path where;
+  {
+    TempDir dir;
+    where = dir.path();
+    ASSERT_TRUE(std::filesystem::is_directory(where));
+    FileSinkFactory files(dir.path());
+
+    auto sink = files.open("body.bin");
+    ASSERT_NE(sink, nullptr);
+    EXPECT_TRUE(sink->write(bytes_of("hello, ")));
+    EXPECT_TRUE(sink->write(bytes_of("world")));
+    EXPECT_TRUE(sink->finish());
+    EXPECT_FALSE(sink->write(bytes_of("late")));  // closed
+    EXPECT_EQ(slurp(where / "body.bin"), "hello, world");
+
+    auto again = files.open("body.bin");  // truncates
+    ASSERT_NE(again, nullptr);
+    EXPECT_TRUE(again->write(bytes_of("x")));
+    EXPECT_TRUE(again->finish());
+    EXPECT_EQ(slurp(where / "body.bin"), "x");
+
+    EXPECT_EQ(files.open("missing-dir/body.bin"), nullptr);
+  }
+  EXPECT_FALSE(std::filesystem::exists(where));  // removed with its contents
+}
+
+TEST(FileSink, TempDirsAreUnique) {
+  TempDir a;
+  TempDir b("twinbench-test-");
+  EXPECT_NE(a.path(), b.path());
+  EXPECT_NE(b.path().filename().string().find("twinbench-test-"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tb::live
