@@ -61,8 +61,8 @@ Resolver::Id AsioResolver::start(const std::string& host) {
           std::lock_guard lock(s->mutex);
           const auto it = s->entries.find(id);
           if (it == s->entries.end()) return;  // forgotten meanwhile
-          it->second = (ec || chosen.empty()) ? Entry{Status::kFailed, {}}
-                                              : Entry{Status::kDone, chosen};
+          it->second =
+              (ec || chosen.empty()) ? Entry{Status::kFailed, {}} : Entry{Status::kDone, chosen};
         });
   });
   return id;

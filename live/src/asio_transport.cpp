@@ -60,14 +60,14 @@ struct AsioTransport::State : std::enable_shared_from_this<AsioTransport::State>
   std::vector<std::byte> write_chunk;
 
   mutable std::mutex mutex;
-  bool started = false;     // connect() called
+  bool started = false;  // connect() called
   bool connected = false;
-  bool closed = false;      // close() called
+  bool closed = false;  // close() called
   bool failed = false;
-  bool eof = false;         // peer sent FIN
-  bool reading = false;     // async_read_some in flight
-  bool read_paused = false; // receive buffer full; read_some resumes reading
-  bool writing = false;     // async_write in flight
+  bool eof = false;          // peer sent FIN
+  bool reading = false;      // async_read_some in flight
+  bool read_paused = false;  // receive buffer full; read_some resumes reading
+  bool writing = false;      // async_write in flight
   bool write_posted = false;
   std::string error_text;
   ByteQueue received;
@@ -92,7 +92,8 @@ struct AsioTransport::State : std::enable_shared_from_this<AsioTransport::State>
     {
       std::lock_guard lock(mutex);
       if (reading || closed || failed || eof || !connected) return;
-      space = options.receive_buffer_limit - std::min(options.receive_buffer_limit, received.size());
+      space =
+          options.receive_buffer_limit - std::min(options.receive_buffer_limit, received.size());
       if (space == 0) {
         read_paused = true;
         return;
@@ -100,9 +101,8 @@ struct AsioTransport::State : std::enable_shared_from_this<AsioTransport::State>
       reading = true;
     }
     socket.async_read_some(asio::buffer(read_chunk.data(), std::min(space, read_chunk.size())),
-                           [self = shared_from_this()](boost::system::error_code ec, std::size_t n) {
-                             self->on_read(ec, n);
-                           });
+                           [self = shared_from_this()](boost::system::error_code ec,
+                                                       std::size_t n) { self->on_read(ec, n); });
   }
 
   void on_read(const boost::system::error_code& ec, std::size_t n) {
@@ -199,7 +199,8 @@ std::size_t AsioTransport::write_some(std::span<const std::byte> data) {
   // Like a non-blocking socket, nothing is accepted before the connection is established.
   if (!s.connected || s.closed || s.failed) return 0;
   const std::size_t held = s.to_send.size() + s.in_flight;
-  const std::size_t n = std::min(data.size(), s.options.send_buffer_limit - std::min(s.options.send_buffer_limit, held));
+  const std::size_t n = std::min(
+      data.size(), s.options.send_buffer_limit - std::min(s.options.send_buffer_limit, held));
   if (n == 0) return 0;
   s.to_send.append(data.data(), n);
   if (!s.writing && !s.write_posted) {

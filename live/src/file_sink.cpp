@@ -38,7 +38,8 @@ std::unique_ptr<BodySink> FileSinkFactory::open(const std::string& name) {
 }
 
 TempDir::TempDir(const std::string& prefix) {
-  const std::string pattern = (std::filesystem::temp_directory_path() / (prefix + "XXXXXX")).string();
+  const std::string pattern =
+      (std::filesystem::temp_directory_path() / (prefix + "XXXXXX")).string();
   std::vector<char> buffer(pattern.begin(), pattern.end());
   buffer.push_back('\0');
   if (::mkdtemp(buffer.data()) == nullptr) {

@@ -36,7 +36,8 @@ bool RealtimeScheduler::run_until(const std::function<bool()>& done, Duration ti
       posted[i]();
       if (done()) {  // keep the rest, in order, for the next run_until
         std::lock_guard lock(posted_mutex_);
-        posted_.insert(posted_.begin(), std::make_move_iterator(posted.begin() + static_cast<std::ptrdiff_t>(i) + 1),
+        posted_.insert(posted_.begin(),
+                       std::make_move_iterator(posted.begin() + static_cast<std::ptrdiff_t>(i) + 1),
                        std::make_move_iterator(posted.end()));
         return true;
       }

@@ -101,7 +101,8 @@ TEST(StdThreads, IteratesUntilDoneThenDies) {
   EXPECT_TRUE(worker->alive());  // still looping: iteration() keeps returning false
   release = true;
   const auto end = std::chrono::steady_clock::now() + 10s;
-  while (worker->alive() && std::chrono::steady_clock::now() < end) std::this_thread::sleep_for(1ms);
+  while (worker->alive() && std::chrono::steady_clock::now() < end)
+    std::this_thread::sleep_for(1ms);
   EXPECT_FALSE(worker->alive());
   worker->join();
   const int final_count = iterations.load();

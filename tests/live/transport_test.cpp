@@ -49,7 +49,8 @@ std::vector<std::byte> pattern(std::size_t n) {
 class Peer {
  public:
   using Handler = std::function<void(std::shared_ptr<tcp::socket>)>;
-  explicit Peer(Handler on_accept) : acceptor_(io_.context(), {asio::ip::make_address("127.0.0.1"), 0}) {
+  explicit Peer(Handler on_accept)
+      : acceptor_(io_.context(), {asio::ip::make_address("127.0.0.1"), 0}) {
     port_ = acceptor_.local_endpoint().port();
     asio::post(io_.context(), [this, on_accept = std::move(on_accept)] {
       auto socket = std::make_shared<tcp::socket>(io_.context());
@@ -74,26 +75,30 @@ class Peer {
 using EchoBuffer = std::array<std::byte, 65536>;
 
 void echo_more(std::shared_ptr<tcp::socket> socket, std::shared_ptr<EchoBuffer> buf) {
-  socket->async_read_some(asio::buffer(*buf), [socket, buf](boost::system::error_code ec, std::size_t n) {
-    if (ec) return;  // the client closed: drop the socket
-    asio::async_write(*socket, asio::buffer(buf->data(), n),
-                      [socket, buf](boost::system::error_code ec, std::size_t) {
-                        if (!ec) echo_more(socket, buf);
-                      });
-  });
+  socket->async_read_some(
+      asio::buffer(*buf), [socket, buf](boost::system::error_code ec, std::size_t n) {
+        if (ec) return;  // the client closed: drop the socket
+        asio::async_write(*socket, asio::buffer(buf->data(), n),
+                          [socket, buf](boost::system::error_code ec, std::size_t) {
+                            if (!ec) echo_more(socket, buf);
+                          });
+      });
 }
 
-void echo(std::shared_ptr<tcp::socket> socket) { echo_more(std::move(socket), std::make_shared<EchoBuffer>()); }
+void echo(std::shared_ptr<tcp::socket> socket) {
+  echo_more(std::move(socket), std::make_shared<EchoBuffer>());
+}
 
 // Sends `bytes` and then closes (FIN).
 Peer::Handler send_and_close(std::vector<std::byte> bytes) {
   auto data = std::make_shared<std::vector<std::byte>>(std::move(bytes));
   return [data](std::shared_ptr<tcp::socket> socket) {
-    asio::async_write(*socket, asio::buffer(*data), [socket, data](boost::system::error_code, std::size_t) {
-      boost::system::error_code ignored;
-      socket->shutdown(tcp::socket::shutdown_send, ignored);
-      socket->close(ignored);
-    });
+    asio::async_write(*socket, asio::buffer(*data),
+                      [socket, data](boost::system::error_code, std::size_t) {
+                        boost::system::error_code ignored;
+                        socket->shutdown(tcp::socket::shutdown_send, ignored);
+                        socket->close(ignored);
+                      });
   };
 }
 
@@ -115,7 +120,8 @@ TEST(AsioTransport, EchoesOneMebibyte) {
         for (int i = 0; i < 64; ++i) {
           const ReadResult r = t.read_some(chunk);
           if (r.kind != Kind::kData) break;
-          got.insert(got.end(), chunk.begin(), chunk.begin() + static_cast<std::ptrdiff_t>(r.bytes));
+          got.insert(got.end(), chunk.begin(),
+                     chunk.begin() + static_cast<std::ptrdiff_t>(r.bytes));
         }
         return got.size() >= sent.size() || t.status() != TransportStatus::kConnected;
       },
