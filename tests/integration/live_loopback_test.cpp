@@ -2,7 +2,9 @@
 // live frame counts against the virtual-time prediction of the same model.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
+#include <tuple>
 
 #include "clientcore/model_fixture.hpp"
 #include "live_backend.hpp"
@@ -41,7 +43,7 @@ twinbench::Scenario scenario_for(std::vector<std::uint32_t> caps, std::vector<st
   }
   for (auto c : caps) s.add_frame_caps(c);
   for (auto b : sizes) s.add_body_bytes(b);
-  s.set_runs(2);
+  s.set_runs(3);
   s.set_warmups(1);
   s.set_download_to_file(to_file);
   // Zero bytes must hit the download endpoint here, not the ping.
@@ -62,7 +64,7 @@ TEST(LiveLoopback, EveryVariantDownloadsEverySizeAndSessionsReuseConnections) {
     const auto s = scenario_for({120}, {0, 10240, 1048576}, kVariants, to_file);
     const auto results = runner::run_scenario(s, live.backend(), options);
 
-    ASSERT_EQ(results.samples_size(), 3 * 3 * 6);
+    ASSERT_EQ(results.samples_size(), 3 * 4 * 6);
     std::map<std::string, int> reused;
     for (const auto& sample : results.samples()) {
       EXPECT_EQ(sample.result(), "success") << sample.variant() << " " << sample.body_bytes() << ": " << sample.error();
@@ -70,13 +72,13 @@ TEST(LiveLoopback, EveryVariantDownloadsEverySizeAndSessionsReuseConnections) {
       reused[sample.variant()] += sample.reused_connection();
     }
     // One Session for the whole scenario: every request after the first reuses its connection.
-    EXPECT_EQ(reused["c3s_coop"], 8);
-    EXPECT_EQ(reused["c3s_thr"], 8);
+    EXPECT_EQ(reused["c3s_coop"], 11);
+    EXPECT_EQ(reused["c3s_thr"], 11);
     EXPECT_EQ(reused["c3_coop"] + reused["nat_coop"] + reused["nat_thr"] + reused["c3_thr"], 0);
-    // The server sees it too: 4 variants x 9 requests on their own connections, plus one each.
+    // The server sees it too: 4 variants x 12 requests on their own connections, plus one each.
     const auto st = server.stats();
-    EXPECT_EQ(st.requests_served, 54u);
-    EXPECT_EQ(st.connections_accepted, 4u * 9u + 2u);
+    EXPECT_EQ(st.requests_served, 72u);
+    EXPECT_EQ(st.connections_accepted, 4u * 12u + 2u);
   }
 }
 
@@ -89,6 +91,9 @@ std::uint64_t predicted_frames(const VariantCase& v, std::uint32_t fps, std::uin
   return bench.run(*model, testing::ModelBench::get(testing::ModelBench::download(bytes))).frames;
 }
 
+// Loopback is faster than a frame, but a connect can complete before or after the poll that
+// follows it within the same frame (the kernel races the frame loop), so single samples may be a
+// frame short; the median of each cell is what the model predicts.
 TEST(LiveLoopback, CooperativeFrameCountsMatchTheVirtualTimeModel) {
   live::LiveServer server(live::ServerOptions{});
   server.start();
@@ -99,14 +104,21 @@ TEST(LiveLoopback, CooperativeFrameCountsMatchTheVirtualTimeModel) {
   const std::vector<VariantCase> coop = {kVariants[0], kVariants[4]};
   const auto s = scenario_for({60, 30}, {0, 10240, 1048576}, coop, false);
   const auto results = runner::run_scenario(s, live.backend(), options);
+  std::map<std::tuple<std::string, std::uint32_t, std::uint64_t>, std::vector<std::uint64_t>> frames;
   for (const auto& sample : results.samples()) {
     if (sample.warmup()) continue;
-    const auto& v = sample.variant() == "c3_coop" ? coop[0] : coop[1];
-    EXPECT_EQ(sample.frames(), predicted_frames(v, sample.fps(), sample.body_bytes()))
-        << sample.variant() << " at " << sample.fps() << " fps, " << sample.body_bytes() << " B";
+    frames[{sample.variant(), sample.fps(), sample.body_bytes()}].push_back(sample.frames());
     // Whole frames: the time is the frame count times the frame period, within a frame.
     const double period_ms = 1000.0 / sample.fps();
-    EXPECT_NEAR(sample.elapsed_ms(), sample.frames() * period_ms, period_ms);
+    EXPECT_NEAR(sample.elapsed_ms(), static_cast<double>(sample.frames()) * period_ms, period_ms);
+  }
+  ASSERT_EQ(frames.size(), 12u);
+  for (auto& [cell, counts] : frames) {
+    const auto& [variant, fps, bytes] = cell;
+    std::sort(counts.begin(), counts.end());
+    const auto& v = variant == "c3_coop" ? coop[0] : coop[1];
+    EXPECT_EQ(counts[counts.size() / 2], predicted_frames(v, fps, bytes))
+        << variant << " at " << fps << " fps, " << bytes << " B";
   }
 }
 
