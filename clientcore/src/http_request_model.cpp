@@ -63,7 +63,8 @@ void HttpRequestModel::request(const RequestSpec& spec, Callback done) {
         [this] {
           if (!worker_started_connection_) {  // _thread_func calls _request() first
             worker_started_connection_ = true;
-            return start_connection() ? false : true;
+            start_connection();
+            return false;
           }
           return update_connection();
         },
@@ -79,10 +80,7 @@ void HttpRequestModel::request(const RequestSpec& spec, Callback done) {
   }
 }
 
-bool HttpRequestModel::start_connection() {
-  client_->connect_to_host(host_, port_);
-  return true;
-}
+void HttpRequestModel::start_connection() { client_->connect_to_host(host_, port_); }
 
 void HttpRequestModel::cancel() {
   ++request_serial_;

@@ -28,7 +28,7 @@ class HttpRequestModel : public ClientModel {
   void cancel() override;
 
  private:
-  bool start_connection();   // _request(): connect_to_host
+  void start_connection();   // _request(): connect_to_host
   bool update_connection();  // one _update_connection(); true when the request is over
   bool finish(RequestResult result, std::string error = {});  // call_deferred(_request_done)
   void request_done(const Completion& completion);
