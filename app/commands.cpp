@@ -6,11 +6,13 @@
 #include <cstdio>
 #include <iostream>
 #include <optional>
+#include <thread>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "live_backend.hpp"
+#include "sim_backend.hpp"
 #include "twinbench/live/server.hpp"
 #include "twinbench/scenario/load.hpp"
 #include "twinbench/scenario/report.hpp"
@@ -28,6 +30,7 @@ struct RunArgs {
   std::uint64_t seed = 1;
   std::optional<std::uint32_t> runs, warmups;
   bool quiet = false;
+  unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
 };
 
 // One status line on stderr, rewritten in place on a terminal, every few percent otherwise.
@@ -51,6 +54,30 @@ class Progress {
   int last_decile_ = -1;
 };
 
+std::optional<twinbench::ResultSet> simulate(const twinbench::Scenario& scenario,
+                                             const runner::RunOptions& options, const RunArgs& a) {
+  try {
+    return run_simulated(scenario, options, a.jobs);
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return std::nullopt;
+  }
+}
+
+// Writes the result files and prints the report; nothing is written for a failed run.
+int finish_run(std::optional<twinbench::ResultSet> results, const std::string& out, bool quiet) {
+  if (!results) return 1;
+  try {
+    scenario::write_results(*results, out);
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+  std::cout << scenario::results_markdown(*results);
+  if (!quiet) std::cerr << "wrote " << out << "/results.{json,csv,md}\n";
+  return 0;
+}
+
 int run_command(const RunArgs& a) {
   twinbench::Scenario scenario;
   try {
@@ -62,12 +89,14 @@ int run_command(const RunArgs& a) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
   }
-  if (a.backend != "live") {
-    std::cerr << "error: --backend " << a.backend
-              << ": only 'live' is available in this build (the ns-3 backend is tracked in issue 3)\n";
-    return 2;
-  }
   const std::string out = a.out.empty() ? "out/" + scenario.name() + "-" + a.backend : a.out;
+  Progress progress(a.quiet);
+  runner::RunOptions options;
+  options.seed = a.seed;
+  options.on_sample = [&](const twinbench::Sample& s, std::size_t done, std::size_t total) {
+    progress.update(s, done, total);
+  };
+  if (a.backend == "sim") return finish_run(simulate(scenario, options, a), out, a.quiet);
 
   std::optional<live::LiveServer> own_server;
   std::string base_url = a.server.empty() ? scenario.target().base_url() : a.server;
@@ -81,29 +110,19 @@ int run_command(const RunArgs& a) {
   }
 
   LiveBackend live;
-  Progress progress(a.quiet);
-  runner::RunOptions options;
   options.base_url = base_url;
-  options.seed = a.seed;
   options.server_nodelay = a.nodelay;
-  options.on_sample = [&](const twinbench::Sample& s, std::size_t done, std::size_t total) {
-    progress.update(s, done, total);
-  };
-  twinbench::ResultSet results;
+  std::optional<twinbench::ResultSet> results;
   try {
     results = runner::run_scenario(scenario, live.backend(), options);
-    scenario::write_results(results, out);
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
-    return 1;
   }
-  std::cout << scenario::results_markdown(results);
-  if (!a.quiet) std::cerr << "wrote " << out << "/results.{json,csv,md}\n";
   if (own_server && !a.quiet) {
     const auto st = own_server->stats();
     std::cerr << fmt::format("server: {} connections, {} requests\n", st.connections_accepted, st.requests_served);
   }
-  return 0;
+  return finish_run(std::move(results), out, a.quiet);
 }
 
 int serve_command(const live::ServerOptions& options) {
@@ -128,12 +147,14 @@ int main_with_args(const std::vector<std::string>& args) {
   RunArgs run;
   auto* run_cmd = app.add_subcommand("run", "Run a scenario and write results.json, results.csv, results.md");
   run_cmd->add_option("scenario", run.scenario, "Scenario textproto file")->required();
-  run_cmd->add_option("--backend", run.backend, "live (real sockets on loopback or --server)")
+  run_cmd->add_option("--backend", run.backend, "live (real sockets) or sim (ns-3 simulated network)")
       ->check(CLI::IsMember({"live", "sim"}));
   run_cmd->add_option("--server", run.server, "Base URL of a server to measure; default: start one on loopback");
   run_cmd->add_option("--out", run.out, "Output directory (default out/<scenario>-<backend>)");
   run_cmd->add_flag("--nodelay", run.nodelay, "Set TCP_NODELAY on the server this command starts");
-  run_cmd->add_option("--seed", run.seed, "Seed recorded with the results (simulation randomness)");
+  run_cmd->add_option("--seed", run.seed, "Seed of the simulation's randomness (loss, jitter)");
+  run_cmd->add_option("--jobs,-j", run.jobs, "Simulations run at once (default: all cores)")
+      ->check(CLI::Range(1u, 256u));
   run_cmd->add_option("--runs", run.runs, "Override the scenario's measured rounds");
   run_cmd->add_option("--warmups", run.warmups, "Override the scenario's warmup rounds");
   run_cmd->add_flag("--quiet,-q", run.quiet, "No progress on stderr");

@@ -116,6 +116,43 @@ void check_ms(const Checker& check, const Field& f, double v) {
   check.require(std::isfinite(v) && v >= 0, f, "a finite number of milliseconds >= 0", fmt::format("{}", v));
 }
 
+void check_tcp(const Checker& check, const Node& node, const twinbench::Tcp& tcp) {
+  check.require(twinbench::CongestionControl_IsValid(tcp.congestion_control()), node.field("congestion_control"),
+                "CUBIC, BBR or NEW_RENO", fmt::format("{}", static_cast<int>(tcp.congestion_control())));
+  check.require(tcp.initial_cwnd_segments() <= 1000, node.field("initial_cwnd_segments"),
+                "0 (default 10) to 1000 segments", fmt::format("{}", tcp.initial_cwnd_segments()));
+  check_ms(check, node.field("delayed_ack_ms"), tcp.delayed_ack_ms());
+  check_ms(check, node.field("min_rto_ms"), tcp.min_rto_ms());
+  const auto check_buffer = [&](std::string_view name, std::uint64_t bytes) {
+    check.require(bytes <= (1u << 30), node.field(name), "0 (default) to 1 GiB", fmt::format("{}", bytes));
+  };
+  check_buffer("send_buffer_bytes", tcp.send_buffer_bytes());
+  check_buffer("receive_buffer_bytes", tcp.receive_buffer_bytes());
+}
+
+// The simulated network, when a scenario has one (live runs ignore it). Unset fields take the
+// defaults of tb::sim::resolve (docs/tcp-model.md), except the link rates, which have none.
+void check_network(const Checker& check, const Node& node, const twinbench::Network& network) {
+  const Node link = node.child("link");
+  const auto& l = network.link();
+  check_ms(check, link.field("client_to_server_delay_ms"), l.client_to_server_delay_ms());
+  check_ms(check, link.field("server_to_client_delay_ms"), l.server_to_client_delay_ms());
+  const auto check_rate = [&](std::string_view name, double mbps) {
+    check.require(std::isfinite(mbps) && mbps > 0, link.field(name), "a rate in Mbit/s > 0", fmt::format("{}", mbps));
+  };
+  check_rate("downlink_mbps", l.downlink_mbps());
+  check_rate("uplink_mbps", l.uplink_mbps());
+  check.require(l.loss_rate() >= 0 && l.loss_rate() < 1, link.field("loss_rate"), "a probability in [0, 1)",
+                fmt::format("{}", l.loss_rate()));
+  check_ms(check, link.field("jitter_ms"), l.jitter_ms());
+  check.require(l.mtu_bytes() == 0 || (l.mtu_bytes() >= 576 && l.mtu_bytes() <= 65535), link.field("mtu_bytes"),
+                "0 (default 1500) or 576 to 65535 bytes", fmt::format("{}", l.mtu_bytes()));
+  check_tcp(check, node.child("client_tcp"), network.client_tcp());
+  check_tcp(check, node.child("server_tcp"), network.server_tcp());
+  check_ms(check, node.field("server_think_ms"), network.server_think_ms());
+  check_ms(check, node.field("resolve_ms"), network.resolve_ms());
+}
+
 // Checks a scenario whose defaults have been applied.
 void check(const Scenario& s, const std::string& origin, const TextFormat::ParseInfoTree* tree) {
   const Checker check(origin);
@@ -174,6 +211,8 @@ void check(const Scenario& s, const std::string& origin, const TextFormat::Parse
   check_ms(check, loop.field("frame_work_ms"), s.frame_loop().frame_work_ms());
   check_ms(check, loop.field("http_request_worker_sleep_ms"), s.frame_loop().http_request_worker_sleep_ms());
   check_ms(check, loop.field("c3http_worker_sleep_ms"), s.frame_loop().c3http_worker_sleep_ms());
+
+  if (s.has_network()) check_network(check, root.child("network"), s.network());
 }
 
 }  // namespace

@@ -1,0 +1,182 @@
+#include "sim_backend.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <stdexcept>
+
+#include "twinbench/clientcore/url.hpp"
+
+namespace tb::app {
+
+namespace {
+
+std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+class CountingSink : public BodySink {
+ public:
+  explicit CountingSink(std::uint64_t& bytes) : bytes_(bytes) {}
+  bool write(std::span<const std::byte> data) override {
+    bytes_ += data.size();
+    return true;
+  }
+  bool finish() override { return true; }
+
+ private:
+  std::uint64_t& bytes_;
+};
+
+std::string simulated_base_url(const twinbench::Scenario& s, const sim::SimNetwork& network) {
+  const auto url = parse_url(s.target().base_url());
+  const std::string host = url ? url->host : network.server_address();
+  return "http://" + host + ":" + std::to_string(network.server_port());
+}
+
+std::map<std::string, std::string> hosts(const twinbench::Scenario& s, const sim::SimNetwork& network) {
+  std::map<std::string, std::string> table;
+  if (const auto url = parse_url(s.target().base_url())) table[url->host] = network.server_address();
+  return table;
+}
+
+}  // namespace
+
+std::unique_ptr<BodySink> CountingSinks::open(const std::string& name) {
+  written_[name] = 0;
+  return std::make_unique<CountingSink>(written_[name]);
+}
+
+std::string CountingSinks::check_and_remove(const std::string& name, std::uint64_t expected) {
+  auto it = written_.find(name);
+  if (it == written_.end()) return "download sink missing: " + name;
+  const std::uint64_t got = it->second;
+  written_.erase(it);
+  if (got != expected) {
+    return "download sink has " + std::to_string(got) + " bytes, expected " + std::to_string(expected);
+  }
+  return {};
+}
+
+SimBackend::SimBackend(const twinbench::Scenario& scenario, std::uint64_t seed)
+    : scope_(seed),
+      network_(scenario.network(), seed),
+      threads_(scheduler_, Duration{1000}),
+      base_url_(simulated_base_url(scenario, network_)),
+      resolver_(scheduler_, from_ms(scenario.network().resolve_ms()), hosts(scenario, network_)),
+      backend_{scheduler_, threads_, network_.client_transports(), resolver_, sinks_,
+               [this](const std::function<bool()>& done, Duration timeout) {
+                 return scheduler_.run_until(done, timeout);
+               },
+               [this](const std::string& name, std::uint64_t expected) {
+                 return sinks_.check_and_remove(name, expected);
+               },
+               "sim"} {}
+
+namespace {
+
+std::vector<twinbench::Scenario> split_units(const twinbench::Scenario& s) {
+  if (s.session_scope() != twinbench::PER_FRAME_CAP || s.frame_caps_size() < 2) return {s};
+  std::vector<twinbench::Scenario> units;
+  for (std::uint32_t cap : s.frame_caps()) {
+    twinbench::Scenario unit = s;
+    unit.clear_frame_caps();
+    unit.add_frame_caps(cap);
+    units.push_back(std::move(unit));
+  }
+  return units;
+}
+
+twinbench::ResultSet run_unit(const twinbench::Scenario& unit, runner::RunOptions options, std::uint64_t seed) {
+  SimBackend sim(unit, seed);
+  options.base_url = sim.base_url();
+  return runner::run_scenario(unit, sim.backend(), options);
+}
+
+// Runs units in child processes, at most `jobs` at once; each child leaves its ResultSet in a file.
+std::vector<twinbench::ResultSet> run_units_forked(const std::vector<twinbench::Scenario>& units,
+                                                   const runner::RunOptions& options,
+                                                   const std::vector<std::uint64_t>& seeds, unsigned jobs) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("twinbench-units-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  auto file_of = [&](std::size_t i) { return dir / ("unit-" + std::to_string(i) + ".pb"); };
+  std::map<pid_t, std::size_t> running;
+  std::string failure;
+  std::size_t next = 0, finished = 0;
+  while (finished < units.size()) {
+    while (next < units.size() && running.size() < jobs && failure.empty()) {
+      std::cout.flush();
+      std::cerr.flush();
+      const pid_t pid = ::fork();
+      if (pid < 0) throw std::runtime_error("fork failed");
+      if (pid == 0) {
+        int code = 0;
+        try {
+          runner::RunOptions quiet = options;
+          quiet.on_sample = nullptr;
+          const auto results = run_unit(units[next], quiet, seeds[next]);
+          std::ofstream out(file_of(next), std::ios::binary);
+          code = results.SerializeToOstream(&out) && out.flush() ? 0 : 3;
+        } catch (const std::exception& e) {
+          std::cerr << "error: unit " << next << ": " << e.what() << "\n";
+          code = 1;
+        }
+        std::_Exit(code);
+      }
+      running[pid] = next++;
+    }
+    int status = 0;
+    const pid_t pid = ::waitpid(-1, &status, 0);
+    if (pid < 0) break;
+    const std::size_t unit = running.at(pid);
+    running.erase(pid);
+    ++finished;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      failure = "simulation unit " + std::to_string(unit) + " failed";
+      if (next < units.size()) finished += units.size() - next, next = units.size();
+    } else if (options.on_sample) {
+      std::cerr << "simulated unit " << unit + 1 << "/" << units.size() << "\n";
+    }
+  }
+  std::vector<twinbench::ResultSet> results(units.size());
+  for (std::size_t i = 0; failure.empty() && i < units.size(); ++i) {
+    std::ifstream in(file_of(i), std::ios::binary);
+    if (!results[i].ParseFromIstream(&in)) failure = "cannot read the results of unit " + std::to_string(i);
+  }
+  fs::remove_all(dir);
+  if (!failure.empty()) throw std::runtime_error(failure);
+  return results;
+}
+
+}  // namespace
+
+twinbench::ResultSet run_simulated(const twinbench::Scenario& scenario, const runner::RunOptions& options,
+                                   unsigned jobs) {
+  const auto units = split_units(scenario);
+  std::vector<std::uint64_t> seeds;
+  for (std::size_t i = 0; i < units.size(); ++i) seeds.push_back(splitmix64(options.seed * 1000003u + i));
+  std::vector<twinbench::ResultSet> parts;
+  if (jobs > 1 && units.size() > 1) {
+    parts = run_units_forked(units, options, seeds, jobs);
+  } else {
+    for (std::size_t i = 0; i < units.size(); ++i) parts.push_back(run_unit(units[i], options, seeds[i]));
+  }
+  twinbench::ResultSet merged;
+  merged.mutable_scenario()->CopyFrom(scenario);
+  merged.mutable_run()->CopyFrom(parts.front().run());
+  merged.mutable_run()->set_seed(options.seed);
+  for (const auto& part : parts) {
+    for (const auto& sample : part.samples()) *merged.add_samples() = sample;
+  }
+  return merged;
+}
+
+}  // namespace tb::app

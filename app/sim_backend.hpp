@@ -1,0 +1,54 @@
+#pragma once
+// The simulated backend assembled: ns-3's simulator as the clock, the scenario's network (link and
+// TCP stacks) with the server core on the far side, workers as simulated events, a resolver with a
+// fixed lookup time, and downloads "to file" counted in memory. One per simulation.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "scenario.pb.h"
+#include "twinbench/clientcore/delay_resolver.hpp"
+#include "twinbench/clientcore/scheduled_threads.hpp"
+#include "twinbench/runner/run_scenario.hpp"
+#include "twinbench/sim/ns_scheduler.hpp"
+#include "twinbench/sim/sim_network.hpp"
+
+namespace tb::app {
+
+// Counts the bytes written to each sink name; a download check compares and forgets them.
+class CountingSinks : public BodySinkFactory {
+ public:
+  std::unique_ptr<BodySink> open(const std::string& name) override;
+  std::string check_and_remove(const std::string& name, std::uint64_t expected);
+
+ private:
+  std::map<std::string, std::uint64_t> written_;
+};
+
+class SimBackend {
+ public:
+  SimBackend(const twinbench::Scenario& scenario, std::uint64_t seed);
+  runner::Backend& backend() { return backend_; }
+  // The URL requests go to: the scenario's host (resolved to the simulated server) or its address.
+  const std::string& base_url() const { return base_url_; }
+  const sim::SimNetwork& network() const { return network_; }
+
+ private:
+  sim::SimulationScope scope_;  // first in, last out: Simulator::Destroy runs after everything
+  sim::NsScheduler scheduler_;
+  sim::SimNetwork network_;
+  ScheduledThreads threads_;
+  std::string base_url_;
+  DelayResolver resolver_;
+  CountingSinks sinks_;
+  runner::Backend backend_;
+};
+
+// Runs a scenario in simulation. A scenario splits into independent simulations ("units"): one per
+// frame cap when Sessions are per cap, else one. Each unit has its own seed derived from `seed`,
+// so the results do not depend on `jobs`, the number of unit processes run at once.
+twinbench::ResultSet run_simulated(const twinbench::Scenario& scenario, const runner::RunOptions& options,
+                                   unsigned jobs);
+
+}  // namespace tb::app

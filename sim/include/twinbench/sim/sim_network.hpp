@@ -1,0 +1,48 @@
+#pragma once
+// The simulated path of a scenario: a client node and a server node joined by one bottleneck each
+// way (rate, drop-tail queue, one-way delay, order-keeping jitter, random loss), Linux-like TCP on
+// both ends (tcp_config.hpp), and the benchmark server core behind an ns-3 application.
+// Build it inside a SimulationScope and drive it with an NsScheduler.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <ns3/node.h>
+
+#include "scenario.pb.h"
+#include "twinbench/clientcore/transport.hpp"
+#include "twinbench/servercore/server_connection.hpp"
+#include "twinbench/sim/ns_transport.hpp"
+#include "twinbench/sim/tcp_config.hpp"
+
+namespace tb::sim {
+
+class BenchmarkServerApp;
+
+class SimNetwork {
+ public:
+  // `seed` selects the run of every random stream of the path (loss, jitter, BBR): the same
+  // config and seed give the same event sequence. Throws std::invalid_argument on a bad config.
+  SimNetwork(const twinbench::Network& config, std::uint64_t seed, tb::server::ServerConfig server = {});
+  ~SimNetwork();
+  SimNetwork(const SimNetwork&) = delete;
+  SimNetwork& operator=(const SimNetwork&) = delete;
+
+  // Transports on the client node; also lets tests observe socket events.
+  NsTransportFactory& client_transports() { return *client_transports_; }
+  std::string server_address() const;
+  std::uint16_t server_port() const;
+  std::uint64_t connections_accepted() const;
+  std::uint64_t requests_served() const;
+
+  const ResolvedLink& link() const { return link_; }
+
+ private:
+  ResolvedLink link_;
+  ns3::Ptr<ns3::Node> client_;
+  ns3::Ptr<ns3::Node> server_;
+  ns3::Ptr<BenchmarkServerApp> server_app_;
+  std::unique_ptr<NsTransportFactory> client_transports_;
+};
+
+}  // namespace tb::sim

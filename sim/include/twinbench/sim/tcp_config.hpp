@@ -1,0 +1,54 @@
+#pragma once
+// The simulated network's parameters with every default filled in, in one place. Defaults follow
+// Linux (docs/tcp-model.md names the source of each), not ns-3.37, whose defaults differ.
+#include <cstdint>
+
+#include "scenario.pb.h"
+
+namespace tb::sim {
+
+enum class CongestionControl { kCubic, kBbr, kNewReno };
+
+struct ResolvedTcp {
+  CongestionControl congestion_control = CongestionControl::kCubic;
+  std::uint32_t initial_cwnd_segments = 10;  // IW10, RFC 6928
+  bool nodelay = false;                      // Nagle on
+  bool sack = true;
+  bool timestamps = true;
+  double delayed_ack_ms = 40;                // Linux TCP_ATO_MIN
+  double min_rto_ms = 200;                   // Linux TCP_RTO_MIN
+  std::uint64_t send_buffer_bytes = 4u << 20;     // tcp_wmem max
+  std::uint64_t receive_buffer_bytes = 6u << 20;  // tcp_rmem max
+  bool pacing = false;                       // fq pacing for loss-based control; BBR always paces
+  bool slow_start_after_idle = true;         // net.ipv4.tcp_slow_start_after_idle
+
+  // Payload bytes per segment on a path with this MTU: IPv4 (20) + TCP (20) headers, plus the
+  // timestamp option (10, padded to 12) when enabled.
+  std::uint32_t segment_size(std::uint32_t mtu_bytes) const { return mtu_bytes - 40 - (timestamps ? 12 : 0); }
+};
+
+// A drop-tail queue limit: in packets when `packets` is non-zero, else in bytes.
+struct QueueLimit {
+  std::uint32_t packets = 0;
+  std::uint64_t bytes = 0;
+};
+
+struct ResolvedLink {
+  double client_to_server_delay_ms = 0;
+  double server_to_client_delay_ms = 0;
+  double downlink_mbps = 0;
+  double uplink_mbps = 0;
+  QueueLimit downlink_queue;  // at the server -> client bottleneck
+  QueueLimit uplink_queue;    // at the client -> server bottleneck
+  double loss_rate = 0;
+  double jitter_ms = 0;
+  std::uint32_t mtu_bytes = 1500;
+};
+
+ResolvedTcp resolve(const twinbench::Tcp& tcp);
+// Unset queues default to one bandwidth-delay product (that direction's rate x the base RTT), at
+// least kMinQueuePackets full-size packets.
+ResolvedLink resolve(const twinbench::Link& link);
+inline constexpr std::uint32_t kMinQueuePackets = 100;
+
+}  // namespace tb::sim

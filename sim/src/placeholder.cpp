@@ -1,1 +1,0 @@
-// placeholder until the simulated backend lands

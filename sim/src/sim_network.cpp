@@ -1,0 +1,281 @@
+#include "twinbench/sim/sim_network.hpp"
+
+#include <ns3/application.h>
+#include <ns3/random-variable-stream.h>
+#include <ns3/rng-seed-manager.h>
+#include <ns3/simulator.h>
+#include <ns3/drop-tail-queue.h>
+#include <ns3/error-model.h>
+#include <ns3/inet-socket-address.h>
+#include <ns3/internet-stack-helper.h>
+#include <ns3/ipv4.h>
+#include <ns3/mac48-address.h>
+#include <ns3/node-container.h>
+#include <ns3/packet.h>
+#include <ns3/point-to-point-channel.h>
+#include <ns3/point-to-point-net-device.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include "twinbench/sim/linux_tcp_socket.hpp"
+
+namespace tb::sim {
+
+using ns3::Ptr;
+
+namespace {
+
+constexpr std::uint16_t kServerPort = 8927;
+constexpr const char* kClientAddress = "10.0.0.1";
+constexpr const char* kServerAddress = "10.0.0.2";
+
+// Fixed random stream numbers, so results do not depend on how many random variables earlier
+// simulations in the process created.
+constexpr std::int64_t kLossStream = 1;          // +0 downlink, +1 uplink
+constexpr std::int64_t kJitterStream = 3;        // +0 downlink, +1 uplink
+constexpr std::int64_t kServerSocketStream = 5;
+constexpr std::int64_t kInternetStackStream = 10;
+constexpr std::int64_t kClientSocketStream = 1000;  // one per client socket
+
+ns3::Time from_ms(double ms) { return ns3::NanoSeconds(std::llround(ms * 1e6)); }
+
+// A point-to-point channel whose two directions have their own one-way delay and jitter. Jitter
+// is uniform in [0, jitter] per packet, but a packet never arrives before its predecessor in the
+// same direction (a path does not reorder).
+class PathChannel : public ns3::PointToPointChannel {
+ public:
+  struct Direction {
+    ns3::Time delay;
+    ns3::Time jitter;
+    Ptr<ns3::UniformRandomVariable> random;
+    ns3::Time last_arrival;
+  };
+
+  // Direction 0 carries packets from the first attached device, direction 1 from the second.
+  void set_direction(int wire, ns3::Time delay, ns3::Time jitter, std::int64_t stream) {
+    Direction& d = directions_[static_cast<std::size_t>(wire)];
+    d.delay = delay;
+    d.jitter = jitter;
+    d.random = ns3::CreateObject<ns3::UniformRandomVariable>();
+    d.random->SetStream(stream);
+  }
+
+  bool TransmitStart(Ptr<const ns3::Packet> p, Ptr<ns3::PointToPointNetDevice> src, ns3::Time tx_time) override {
+    const int wire = src == GetSource(0) ? 0 : 1;
+    Direction& d = directions_[static_cast<std::size_t>(wire)];
+    ns3::Time arrival = ns3::Simulator::Now() + tx_time + d.delay;
+    if (d.jitter.IsStrictlyPositive())
+      arrival += ns3::NanoSeconds(std::llround(d.random->GetValue(0, static_cast<double>(d.jitter.GetNanoSeconds()))));
+    arrival = std::max(arrival, d.last_arrival);
+    d.last_arrival = arrival;
+    Ptr<ns3::PointToPointNetDevice> dst = GetDestination(static_cast<uint32_t>(wire));
+    ns3::Simulator::ScheduleWithContext(dst->GetNode()->GetId(), arrival - ns3::Simulator::Now(),
+                                        &ns3::PointToPointNetDevice::Receive, dst, p->Copy());
+    return true;
+  }
+
+ private:
+  std::array<Direction, 2> directions_;
+};
+
+Ptr<ns3::PointToPointNetDevice> add_device(Ptr<ns3::Node> node, double mbps, const QueueLimit& queue,
+                                           std::uint32_t mtu, double loss_rate, std::int64_t loss_stream) {
+  auto device = ns3::CreateObject<ns3::PointToPointNetDevice>();
+  device->SetAddress(ns3::Mac48Address::Allocate());
+  device->SetDataRate(ns3::DataRate(static_cast<std::uint64_t>(std::llround(mbps * 1e6))));
+  device->SetMtu(static_cast<uint16_t>(mtu));
+  auto tx_queue = ns3::CreateObject<ns3::DropTailQueue<ns3::Packet>>();
+  tx_queue->SetMaxSize(queue.packets > 0 ? ns3::QueueSize(ns3::QueueSizeUnit::PACKETS, queue.packets)
+                                         : ns3::QueueSize(ns3::QueueSizeUnit::BYTES, static_cast<uint32_t>(queue.bytes)));
+  device->SetQueue(tx_queue);
+  if (loss_rate > 0) {
+    auto loss = ns3::CreateObject<ns3::RateErrorModel>();
+    loss->SetUnit(ns3::RateErrorModel::ERROR_UNIT_PACKET);
+    loss->SetRate(loss_rate);
+    loss->AssignStreams(loss_stream);
+    device->SetReceiveErrorModel(loss);
+  }
+  node->AddDevice(device);
+  return device;
+}
+
+void add_address(Ptr<ns3::Node> node, Ptr<ns3::NetDevice> device, const char* address) {
+  auto ipv4 = node->GetObject<ns3::Ipv4>();
+  const auto interface = static_cast<uint32_t>(ipv4->AddInterface(device));
+  ipv4->AddAddress(interface, ns3::Ipv4InterfaceAddress(ns3::Ipv4Address(address), ns3::Ipv4Mask("255.255.255.0")));
+  ipv4->SetUp(interface);
+}
+
+// The server core on one accepted socket. Each pending span goes out in one Send when the send
+// buffer takes it whole (the head in one write, the body in write_slice writes: Nagle sees the
+// same writes as with a real server); the rest follows from the send callback.
+class ServedConnection {
+ public:
+  ServedConnection(Ptr<ns3::Socket> socket, const tb::server::ServerConfig& config, ns3::Time think,
+                   std::uint64_t& requests_served)
+      : socket_(std::move(socket)), core_(config), think_(think), requests_served_(requests_served) {
+    socket_->SetRecvCallback(ns3::MakeCallback(&ServedConnection::on_data, this));
+    socket_->SetSendCallback(ns3::MakeCallback(&ServedConnection::on_send_space, this));
+    socket_->SetCloseCallbacks(ns3::MakeCallback(&ServedConnection::on_peer_closed, this),
+                               ns3::MakeCallback(&ServedConnection::on_reset, this));
+  }
+  ~ServedConnection() {
+    think_event_.Cancel();
+    flush_event_.Cancel();
+    socket_->SetRecvCallback(ns3::MakeNullCallback<void, Ptr<ns3::Socket>>());
+    socket_->SetSendCallback(ns3::MakeNullCallback<void, Ptr<ns3::Socket>, uint32_t>());
+    socket_->SetCloseCallbacks(ns3::MakeNullCallback<void, Ptr<ns3::Socket>>(),
+                               ns3::MakeNullCallback<void, Ptr<ns3::Socket>>());
+  }
+  ServedConnection(const ServedConnection&) = delete;
+  ServedConnection& operator=(const ServedConnection&) = delete;
+
+ private:
+  void on_data(Ptr<ns3::Socket>) {
+    const bool was_idle = core_.next_write().empty();
+    std::vector<std::byte> bytes;
+    while (Ptr<ns3::Packet> p = socket_->Recv()) {
+      if (p->GetSize() == 0) break;
+      bytes.resize(p->GetSize());
+      p->CopyData(reinterpret_cast<uint8_t*>(bytes.data()), p->GetSize());
+      core_.on_receive(bytes);
+    }
+    if (was_idle && !core_.next_write().empty() && think_.IsStrictlyPositive()) {
+      think_event_ = ns3::Simulator::Schedule(think_, &ServedConnection::flush, this);
+      return;
+    }
+    flush();
+  }
+  // Runs inside the socket's transmit loop, where writing would re-enter it.
+  void on_send_space(Ptr<ns3::Socket>, uint32_t) {
+    if (!flush_event_.IsRunning()) flush_event_ = ns3::Simulator::ScheduleNow(&ServedConnection::flush, this);
+  }
+  void on_peer_closed(Ptr<ns3::Socket>) {
+    core_.on_peer_closed();
+    flush();
+  }
+  void on_reset(Ptr<ns3::Socket>) { closed_ = true; }
+
+  void flush() {
+    if (closed_ || think_event_.IsRunning()) return;
+    for (auto write = core_.next_write(); !write.empty(); write = core_.next_write()) {
+      const auto rest = write.subspan(written_);
+      const auto n = static_cast<uint32_t>(std::min<std::size_t>(rest.size(), socket_->GetTxAvailable()));
+      if (n == 0) break;
+      const int sent = socket_->Send(ns3::Create<ns3::Packet>(reinterpret_cast<const uint8_t*>(rest.data()), n));
+      if (sent <= 0) break;
+      written_ += static_cast<std::size_t>(sent);
+      if (written_ < write.size()) break;
+      written_ = 0;
+      core_.write_done();
+    }
+    requests_served_ += core_.requests_served() - counted_;
+    counted_ = core_.requests_served();
+    if (core_.should_close()) {
+      socket_->Close();  // FIN after the buffered bytes
+      closed_ = true;
+    }
+  }
+
+  Ptr<ns3::Socket> socket_;
+  tb::server::ServerConnection core_;
+  ns3::Time think_;
+  std::uint64_t& requests_served_;
+  std::uint64_t counted_ = 0;
+  std::size_t written_ = 0;  // bytes of the current span already sent
+  ns3::EventId think_event_;
+  ns3::EventId flush_event_;
+  bool closed_ = false;
+};
+
+}  // namespace
+
+// The benchmark server on the server node: listens, and runs a ServedConnection per accepted
+// socket.
+class BenchmarkServerApp : public ns3::Application {
+ public:
+  BenchmarkServerApp(const ResolvedTcp& tcp, std::uint32_t mtu, tb::server::ServerConfig config, ns3::Time think)
+      : tcp_(tcp), mtu_(mtu), config_(config), think_(think) {}
+
+  std::uint64_t connections_accepted() const { return accepted_; }
+  std::uint64_t requests_served() const { return requests_served_; }
+
+ private:
+  void StartApplication() override {
+    listener_ = create_tcp_socket(GetNode(), tcp_, mtu_, kServerSocketStream);
+    listener_->Bind(ns3::InetSocketAddress(ns3::Ipv4Address::GetAny(), kServerPort));
+    listener_->Listen();
+    listener_->SetAcceptCallback(ns3::MakeNullCallback<bool, Ptr<ns3::Socket>, const ns3::Address&>(),
+                                 ns3::MakeCallback(&BenchmarkServerApp::on_accept, this));
+  }
+  void StopApplication() override {
+    if (listener_) listener_->Close();
+  }
+  void DoDispose() override {
+    connections_.clear();
+    listener_ = nullptr;
+    ns3::Application::DoDispose();
+  }
+  void on_accept(Ptr<ns3::Socket> socket, const ns3::Address&) {
+    ++accepted_;
+    connections_.push_back(std::make_unique<ServedConnection>(socket, config_, think_, requests_served_));
+  }
+
+  ResolvedTcp tcp_;
+  std::uint32_t mtu_;
+  tb::server::ServerConfig config_;
+  ns3::Time think_;
+  Ptr<LinuxTcpSocket> listener_;
+  std::vector<std::unique_ptr<ServedConnection>> connections_;
+  std::uint64_t accepted_ = 0;
+  std::uint64_t requests_served_ = 0;
+};
+
+SimNetwork::SimNetwork(const twinbench::Network& config, std::uint64_t seed, tb::server::ServerConfig server)
+    : link_(resolve(config.link())) {
+  const ResolvedTcp client_tcp = resolve(config.client_tcp());
+  const ResolvedTcp server_tcp = resolve(config.server_tcp());
+  if (!(config.server_think_ms() >= 0)) throw std::invalid_argument("network.server_think_ms: negative");
+  ns3::RngSeedManager::SetSeed(1);
+  ns3::RngSeedManager::SetRun(seed);
+
+  client_ = ns3::CreateObject<ns3::Node>();
+  server_ = ns3::CreateObject<ns3::Node>();
+  ns3::NodeContainer nodes(client_, server_);
+  ns3::InternetStackHelper internet;
+  internet.Install(nodes);
+  internet.AssignStreams(nodes, kInternetStackStream);
+
+  // Each device's transmit queue is the bottleneck queue of its direction; its receive error
+  // model drops the other direction's packets.
+  auto client_device = add_device(client_, link_.uplink_mbps, link_.uplink_queue, link_.mtu_bytes, link_.loss_rate,
+                                  kLossStream + 0);
+  auto server_device = add_device(server_, link_.downlink_mbps, link_.downlink_queue, link_.mtu_bytes,
+                                  link_.loss_rate, kLossStream + 1);
+  auto channel = ns3::CreateObject<PathChannel>();
+  client_device->Attach(channel);
+  server_device->Attach(channel);
+  channel->set_direction(0, from_ms(link_.client_to_server_delay_ms), from_ms(link_.jitter_ms), kJitterStream + 1);
+  channel->set_direction(1, from_ms(link_.server_to_client_delay_ms), from_ms(link_.jitter_ms), kJitterStream + 0);
+  add_address(client_, client_device, kClientAddress);
+  add_address(server_, server_device, kServerAddress);
+
+  server_app_ = ns3::CreateObject<BenchmarkServerApp>(server_tcp, link_.mtu_bytes, server,
+                                                      from_ms(config.server_think_ms()));
+  server_->AddApplication(server_app_);
+  server_app_->SetStartTime(ns3::Seconds(0));
+  client_transports_ = std::make_unique<NsTransportFactory>(client_, client_tcp, link_.mtu_bytes, kClientSocketStream);
+}
+
+SimNetwork::~SimNetwork() = default;
+
+std::string SimNetwork::server_address() const { return kServerAddress; }
+std::uint16_t SimNetwork::server_port() const { return kServerPort; }
+std::uint64_t SimNetwork::connections_accepted() const { return server_app_->connections_accepted(); }
+std::uint64_t SimNetwork::requests_served() const { return server_app_->requests_served(); }
+
+}  // namespace tb::sim

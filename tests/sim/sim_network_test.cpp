@@ -1,0 +1,300 @@
+// The simulated backend against TCP mechanics on a 40 ms RTT (20 ms each way), 100 Mbit/s path.
+// Expected times are derived from the mechanics in the comments: one full-size packet (1448 B
+// payload + 52 B headers + 2 B PPP) takes 0.12 ms at 100 Mbit/s.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <functional>
+#include <string>
+
+#include "twinbench/clientcore/delay_resolver.hpp"
+#include "twinbench/clientcore/http_client.hpp"
+#include "twinbench/scenario/load.hpp"
+#include "twinbench/sim/ns_scheduler.hpp"
+#include "twinbench/sim/sim_network.hpp"
+
+namespace tb::sim {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr double kRttMs = 40;
+
+twinbench::Network path(double one_way_ms = kRttMs / 2, double mbps = 100) {
+  twinbench::Network n;
+  auto& link = *n.mutable_link();
+  link.set_client_to_server_delay_ms(one_way_ms);
+  link.set_server_to_client_delay_ms(one_way_ms);
+  link.set_downlink_mbps(mbps);
+  link.set_uplink_mbps(mbps);
+  return n;
+}
+
+std::string download(std::uint64_t bytes) { return "/api/benchmark/download/" + std::to_string(bytes) + "/"; }
+
+// One simulation with one HTTP client, polled on every socket event so that times are exact.
+class Bench {
+ public:
+  explicit Bench(const twinbench::Network& network, std::uint64_t seed = 1)
+      : scope_(seed), net_(network, seed), resolver_(scheduler_, Duration(0), {}), client_(net_.client_transports(), resolver_) {
+    net_.client_transports().set_activity_callback([this] { scheduler_.schedule_at(scheduler_.now(), [this] { pump(); }); });
+  }
+
+  void connect() {
+    client_.connect_to_host(net_.server_address(), net_.server_port());
+    ASSERT_TRUE(scheduler_.run_until([&] { return client_.status() == HttpStatus::kConnected; }, 5s));
+  }
+
+  // Request sent -> last body byte read, in ms.
+  double get(const std::string& target) {
+    body_bytes_ = 0;
+    waiting_ = true;
+    EXPECT_TRUE(client_.request("GET", target));
+    const Time start = scheduler_.now();
+    client_.poll();  // Godot 4.x sends the buffered request on the next poll
+    EXPECT_TRUE(scheduler_.run_until([&] { return !waiting_; }, 60s)) << target;
+    EXPECT_EQ(client_.response_code(), 200);
+    return to_ms(finished_ - start);
+  }
+
+  void idle(Duration d) { scheduler_.run_until([] { return false; }, d); }
+  std::uint64_t body_bytes() const { return body_bytes_; }
+  SimNetwork& net() { return net_; }
+
+ private:
+  void pump() {
+    client_.poll();
+    while (client_.status() == HttpStatus::kBody) {
+      const auto chunk = client_.read_response_body_chunk();
+      if (chunk.empty()) break;
+      body_bytes_ += chunk.size();
+    }
+    if (waiting_ && client_.status() == HttpStatus::kConnected && client_.has_response()) {
+      waiting_ = false;
+      finished_ = scheduler_.now();
+    }
+  }
+
+  SimulationScope scope_;
+  NsScheduler scheduler_;
+  SimNetwork net_;
+  DelayResolver resolver_;
+  HttpClient client_;
+  bool waiting_ = false;
+  Time finished_{0};
+  std::uint64_t body_bytes_ = 0;
+};
+
+twinbench::Network with_server_nodelay(twinbench::Network n) {
+  n.mutable_server_tcp()->set_nodelay(true);  // like Nginx (tcp_nodelay on), the published server's front
+  return n;
+}
+
+// ---- IW10 (RFC 6928): 10 segments of 1448 B = 14480 B in the first flight ----
+
+TEST(SimIw10, TenKibArrivesOneRttAfterTheRequestOnAFreshConnection) {
+  Bench b(with_server_nodelay(path()));
+  b.connect();
+  // Head (~130 B) + 10240 B = 8 segments <= IW10: request 20 ms out, response 20 ms back, plus
+  // ~1 ms serialization.
+  const double ms = b.get(download(10240));
+  EXPECT_EQ(b.body_bytes(), 10240u);
+  EXPECT_GE(ms, kRttMs);
+  EXPECT_LT(ms, kRttMs + 3) << ms;
+}
+
+TEST(SimIw10, TwentyKibNeedsASecondRoundTripOnAFreshConnection) {
+  Bench b(with_server_nodelay(path()));
+  b.connect();
+  // 15 segments > IW10: the last 5 go when the first ACKs return, one RTT later.
+  const double ms = b.get(download(20480));
+  EXPECT_EQ(b.body_bytes(), 20480u);
+  EXPECT_GE(ms, 2 * kRttMs);
+  EXPECT_LT(ms, 2 * kRttMs + 5) << ms;
+}
+
+TEST(SimIw10, TwentyKibTakesOneRttOnAWarmConnection) {
+  Bench b(with_server_nodelay(path()));
+  b.connect();
+  b.get(download(400 * 1024));  // slow start grows cwnd far beyond 15 segments
+  const double ms = b.get(download(20480));
+  EXPECT_GE(ms, kRttMs);
+  EXPECT_LT(ms, kRttMs + 5) << ms;
+}
+
+TEST(SimIw10, ServerNagleHoldsTheBodyTailUntilTheHeadIsAcked) {
+  // Linux's Nagle (Minshall): the head goes out alone as a small segment; the body's last partial
+  // segment waits while that small segment is unacknowledged. The client ACKs head + first full
+  // segment at once (2 segments), so the tail leaves one RTT later: 2 RTT instead of 1.
+  Bench b(path());
+  b.connect();
+  const double ms = b.get(download(10240));
+  EXPECT_GE(ms, 2 * kRttMs);
+  EXPECT_LT(ms, 2 * kRttMs + 3) << ms;
+}
+
+// ---- slow-start-after-idle ----
+
+struct IdleRun {
+  double fresh_ms;
+  double after_idle_ms;
+};
+
+IdleRun idle_run(twinbench::CongestionControl cc, bool slow_start_after_idle) {
+  auto n = with_server_nodelay(path());
+  n.mutable_server_tcp()->set_congestion_control(cc);
+  n.mutable_server_tcp()->set_slow_start_after_idle(slow_start_after_idle);
+  Bench b(n);
+  b.connect();
+  IdleRun r{};
+  r.fresh_ms = b.get(download(400 * 1024));
+  b.idle(2s);  // far longer than one RTO (~200 ms on this path)
+  r.after_idle_ms = b.get(download(400 * 1024));
+  return r;
+}
+
+TEST(SimSlowStartAfterIdle, CubicRestartsFromTheInitialWindowAfterIdle) {
+  // 400 KiB = 283 segments. From IW10, slow start sends 10 + 20 + 40 + 80 + 160 >= 283 in 5
+  // rounds, so a restarted window needs about as many RTTs as a fresh connection.
+  const IdleRun on = idle_run(twinbench::CUBIC, true);
+  EXPECT_GE(on.after_idle_ms, 4 * kRttMs) << on.after_idle_ms;
+  EXPECT_NEAR(on.after_idle_ms, on.fresh_ms, kRttMs) << on.fresh_ms << " " << on.after_idle_ms;
+}
+
+TEST(SimSlowStartAfterIdle, CubicKeepsItsWindowWhenDisabled) {
+  // The window grown by the first download (> 283 segments) sends everything at once: one RTT
+  // plus 283 x 0.12 ms = 34 ms of serialization at the bottleneck.
+  const IdleRun off = idle_run(twinbench::CUBIC, false);
+  EXPECT_LT(off.after_idle_ms, kRttMs + 34 + 10) << off.after_idle_ms;
+  EXPECT_LT(off.after_idle_ms, off.fresh_ms - 2 * kRttMs);
+}
+
+TEST(SimSlowStartAfterIdle, BbrIgnoresIt) {
+  // Linux applies the restart only to congestion controls without cong_control; BBR has one.
+  const IdleRun on = idle_run(twinbench::BBR, true);
+  const IdleRun off = idle_run(twinbench::BBR, false);
+  EXPECT_EQ(on.after_idle_ms, off.after_idle_ms);
+  EXPECT_LT(on.after_idle_ms, idle_run(twinbench::CUBIC, true).after_idle_ms - kRttMs) << on.after_idle_ms;
+}
+
+// ---- Nagle + delayed ACK (seed 004) ----
+
+double ping_ms(bool server_nodelay) {
+  auto n = path();
+  n.mutable_server_tcp()->set_nodelay(server_nodelay);
+  Bench b(n);
+  b.connect();
+  return b.get("/api/benchmark/ping/");
+}
+
+TEST(SimNagle, HeadThenBodyWritesStallOnTheDelayedAck) {
+  // The ping response is two small writes. With Nagle the body waits for the ACK of the head,
+  // which the client delays by 40 ms (one segment < DelAckCount 2); then the body needs one more
+  // RTT: 1 RTT without Nagle, 1 RTT + 40 ms + 1 RTT with it.
+  const double nodelay = ping_ms(true);
+  const double nagle = ping_ms(false);
+  EXPECT_GE(nodelay, kRttMs);
+  EXPECT_LT(nodelay, kRttMs + 1) << nodelay;
+  EXPECT_GE(nagle - nodelay, 40 + kRttMs - 1) << nagle;
+  EXPECT_LT(nagle - nodelay, 40 + kRttMs + 2) << nagle;
+}
+
+// ---- determinism ----
+
+double download_ms(const twinbench::Network& n, std::uint64_t seed, std::uint64_t bytes) {
+  Bench b(n, seed);
+  b.connect();
+  return b.get(download(bytes));
+}
+
+TEST(SimDeterminism, SameConfigAndSeedGiveTheSameTimes) {
+  const auto n = path();
+  EXPECT_EQ(download_ms(n, 7, 1 << 20), download_ms(n, 7, 1 << 20));
+}
+
+TEST(SimDeterminism, LossAndJitterFollowTheSeed) {
+  auto n = path();
+  n.mutable_link()->set_loss_rate(0.01);
+  n.mutable_link()->set_jitter_ms(2);
+  const double first = download_ms(n, 3, 1 << 20);
+  EXPECT_EQ(first, download_ms(n, 3, 1 << 20));
+  EXPECT_NE(first, download_ms(n, 4, 1 << 20));
+}
+
+TEST(SimThroughput, ThirtyTwoMibRunsAtTheBottleneckRate) {
+  // 32 MiB in 1448-byte segments of 1502 bytes on the wire at 100 Mbit/s: 2.78 s, plus slow start
+  // and loss recovery at the end of slow start (the queue holds one BDP).
+  const double wire_ms = 33554432.0 / 1448 * 1502 * 8 / 100e6 * 1e3;
+  const double ms = download_ms(with_server_nodelay(path()), 1, 32u << 20);
+  EXPECT_GT(ms, wire_ms);
+  EXPECT_LT(ms, wire_ms + 10 * kRttMs) << ms;
+}
+
+// ---- flow control: a slow reader ----
+
+TEST(SimFlowControl, FrameGatedReaderGetsWindowUpdates) {
+  // A 64 KiB receive buffer read 16 KiB per 16 ms frame: the sender is window-limited, and the
+  // window reopens on each read (Linux tcp_cleanup_rbuf), so 1 MiB takes ~64 frames = ~1 s, not
+  // ns-3's zero-window persist timeouts.
+  auto n = with_server_nodelay(path());
+  n.mutable_client_tcp()->set_receive_buffer_bytes(64 * 1024);
+  SimulationScope scope(1);
+  NsScheduler scheduler;
+  SimNetwork net(n, 1);
+  auto transport = net.client_transports().create();
+  transport->connect({net.server_address(), net.server_port()});
+  ASSERT_TRUE(scheduler.run_until([&] { return transport->status() == TransportStatus::kConnected; }, 5s));
+  const std::string request = "GET " + download(1 << 20) + " HTTP/1.1\r\nHost: sim\r\n\r\n";
+  ASSERT_EQ(transport->write_some(std::as_bytes(std::span(request))), request.size());
+  const Time start = scheduler.now();
+  std::uint64_t received = 0;
+  std::vector<std::byte> chunk(16 * 1024);
+  std::function<void()> frame = [&] {
+    if (auto r = transport->read_some(chunk); r.kind == ReadResult::Kind::kData) received += r.bytes;
+    scheduler.schedule_in(16ms, frame);
+  };
+  scheduler.schedule_in(16ms, frame);
+  ASSERT_TRUE(scheduler.run_until([&] { return received >= (1u << 20); }, 30s));
+  const double ms = to_ms(scheduler.now() - start);
+  EXPECT_GT(ms, 64 * 16 - 50);
+  EXPECT_LT(ms, 64 * 16 + 200) << ms;
+}
+
+// ---- bad configurations ----
+
+TEST(SimConfig, SimNetworkRejectsImpossibleLinks) {
+  SimulationScope scope(1);
+  auto negative = path();
+  negative.mutable_link()->set_client_to_server_delay_ms(-1);
+  EXPECT_THROW(SimNetwork(negative, 1), std::invalid_argument);
+  auto zero_rate = path();
+  zero_rate.mutable_link()->set_downlink_mbps(0);
+  EXPECT_THROW(SimNetwork(zero_rate, 1), std::invalid_argument);
+}
+
+std::string scenario_error(const std::string& network) {
+  const std::string text = "name: \"x\"\nvariants { name: \"v\" client: C3HTTP }\nframe_caps: [60]\n"
+                           "body_bytes: [0]\nruns: 1\nnetwork {\n" + network + "\n}\n";
+  try {
+    scenario::parse_scenario(text, "s.textproto");
+  } catch (const scenario::ScenarioError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(SimConfig, ScenarioValidationNamesTheNetworkField) {
+  const std::string link = "link { client_to_server_delay_ms: 20 server_to_client_delay_ms: 20 ";
+  EXPECT_EQ(scenario_error(link + "downlink_mbps: 100 uplink_mbps: 10 }"), "");
+  // "network {" is line 6 of the scenario, the link line 7 (also for its missing fields).
+  EXPECT_EQ(scenario_error("link { client_to_server_delay_ms: -1 downlink_mbps: 100 uplink_mbps: 10 }"),
+            "s.textproto:7: network.link.client_to_server_delay_ms: expected a finite number of milliseconds >= 0, "
+            "got -1");
+  EXPECT_EQ(scenario_error(link + "uplink_mbps: 10 }"),
+            "s.textproto:7: network.link.downlink_mbps: expected a rate in Mbit/s > 0, got 0");
+  EXPECT_EQ(scenario_error(link + "downlink_mbps: 100 uplink_mbps: 10 }\nserver_tcp { congestion_control: 9 }"),
+            "s.textproto:8: network.server_tcp.congestion_control: expected CUBIC, BBR or NEW_RENO, got 9");
+}
+
+}  // namespace
+}  // namespace tb::sim
