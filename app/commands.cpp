@@ -85,6 +85,7 @@ int run_command(const RunArgs& a) {
     if (a.runs) scenario.set_runs(*a.runs);
     if (a.warmups) scenario.set_warmups(*a.warmups);
     scenario::validate_scenario(scenario, a.scenario);
+    if (a.backend == "sim") require_simulatable(scenario, a.scenario);
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;

@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +11,7 @@
 #include <stdexcept>
 
 #include "twinbench/clientcore/url.hpp"
+#include "twinbench/scenario/load.hpp"
 
 namespace tb::app {
 
@@ -48,6 +50,18 @@ std::map<std::string, std::string> hosts(const twinbench::Scenario& s, const sim
 }
 
 }  // namespace
+
+void require_simulatable(const twinbench::Scenario& s, const std::string& origin) {
+  if (!s.has_network()) {
+    throw scenario::ScenarioError(origin + ": network: expected a network section (link delays and rates) "
+                                  "to run with --backend sim");
+  }
+  const bool uncapped = std::find(s.frame_caps().begin(), s.frame_caps().end(), 0u) != s.frame_caps().end();
+  if (uncapped && !(s.frame_loop().frame_work_ms() > 0)) {
+    throw scenario::ScenarioError(origin + ": frame_loop.frame_work_ms: expected > 0 when frame_caps has 0 "
+                                  "(uncapped) in simulation, got 0");
+  }
+}
 
 std::unique_ptr<BodySink> CountingSinks::open(const std::string& name) {
   written_[name] = 0;

@@ -45,6 +45,10 @@ class SimBackend {
   runner::Backend backend_;
 };
 
+// Throws tb::scenario::ScenarioError when `scenario` (read from `origin`) cannot be simulated: it
+// needs a network section, and uncapped frames need a frame time, or simulated time stands still.
+void require_simulatable(const twinbench::Scenario& scenario, const std::string& origin);
+
 // Runs a scenario in simulation. A scenario splits into independent simulations ("units"): one per
 // frame cap when Sessions are per cap, else one. Each unit has its own seed derived from `seed`,
 // so the results do not depend on `jobs`, the number of unit processes run at once.

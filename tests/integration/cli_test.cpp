@@ -64,6 +64,22 @@ TEST_F(Cli, MissingFileAndUnknownOptionsAreBadInput) {
   EXPECT_EQ(run({"frobnicate"}, &err), 2);
 }
 
+TEST_F(Cli, SimulationNeedsANetworkAndAFrameTimeWhenUncapped) {
+  const std::string head =
+      "name: \"x\"\nvariants { name: \"c3_coop\" client: C3HTTP }\nbody_bytes: [0]\nruns: 1\n";
+  const auto no_network = write("no_network.textproto", head + "frame_caps: [60]\n");
+  std::string err;
+  EXPECT_EQ(run({"run", no_network.string(), "--backend", "sim"}, &err), 2);
+  EXPECT_NE(err.find("network"), std::string::npos) << err;
+  const auto uncapped = write("uncapped.textproto", head + "frame_caps: [0]\nnetwork { link { downlink_mbps: 10 uplink_mbps: 10 } }\n");
+  EXPECT_EQ(run({"run", uncapped.string(), "--backend", "sim"}, &err), 2);
+  EXPECT_NE(err.find("frame_loop.frame_work_ms"), std::string::npos) << err;
+  const auto bad_link = write("bad_link.textproto", head + "frame_caps: [60]\nnetwork { link { downlink_mbps: 0 uplink_mbps: 10 } }\n");
+  EXPECT_EQ(run({"run", bad_link.string(), "--backend", "sim"}, &err), 2);
+  EXPECT_NE(err.find("bad_link.textproto:"), std::string::npos) << err;
+  EXPECT_NE(err.find("downlink_mbps"), std::string::npos) << err;
+}
+
 TEST_F(Cli, RunsAScenarioAgainstItsOwnServerAndWritesResults) {
   const auto file = write("tiny.textproto",
                           "name: \"tiny\"\nengine: GODOT4\n"

@@ -36,6 +36,9 @@ class SimNetwork {
   std::uint64_t requests_served() const;
 
   const ResolvedLink& link() const { return link_; }
+  // The hosts, for installing other applications on the same path (benchmarks, experiments).
+  ns3::Ptr<ns3::Node> client_node() const { return client_; }
+  ns3::Ptr<ns3::Node> server_node() const { return server_; }
 
  private:
   ResolvedLink link_;
