@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "default_scenario.hpp"  // generated: scenarios/published/latency.textproto
 #include "live_backend.hpp"
 #include "sim_backend.hpp"
 #include "twinbench/live/server.hpp"
@@ -23,7 +24,7 @@ namespace {
 
 struct RunArgs {
   std::string scenario;
-  std::string backend = "live";
+  std::string backend = "sim";
   std::string server;
   std::string out;
   bool nodelay = false;
@@ -36,9 +37,8 @@ struct RunArgs {
 // One status line on stderr, rewritten in place on a terminal, every few percent otherwise.
 class Progress {
  public:
-  explicit Progress(bool quiet) : quiet_(quiet), tty_(isatty(STDERR_FILENO) == 1) {}
+  Progress() : tty_(isatty(STDERR_FILENO) == 1) {}
   void update(const twinbench::Sample& s, std::size_t done, std::size_t total) {
-    if (quiet_) return;
     const int percent = static_cast<int>(100 * done / total);
     if (!tty_ && percent / 10 == last_decile_ && done != total) return;
     last_decile_ = percent / 10;
@@ -50,7 +50,7 @@ class Progress {
   }
 
  private:
-  bool quiet_, tty_;
+  bool tty_;
   int last_decile_ = -1;
 };
 
@@ -81,22 +81,26 @@ int finish_run(std::optional<twinbench::ResultSet> results, const std::string& o
 int run_command(const RunArgs& a) {
   twinbench::Scenario scenario;
   try {
-    scenario = scenario::load_scenario(a.scenario);
+    scenario = a.scenario.empty() ? scenario::parse_scenario(kDefaultScenario, kDefaultScenarioName)
+                                  : scenario::load_scenario(a.scenario);
     if (a.runs) scenario.set_runs(*a.runs);
     if (a.warmups) scenario.set_warmups(*a.warmups);
-    scenario::validate_scenario(scenario, a.scenario);
-    if (a.backend == "sim") require_simulatable(scenario, a.scenario);
+    const std::string origin = a.scenario.empty() ? kDefaultScenarioName : a.scenario;
+    scenario::validate_scenario(scenario, origin);
+    if (a.backend == "sim") require_simulatable(scenario, origin);
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
   }
   const std::string out = a.out.empty() ? "out/" + scenario.name() + "-" + a.backend : a.out;
-  Progress progress(a.quiet);
+  Progress progress;
   runner::RunOptions options;
   options.seed = a.seed;
-  options.on_sample = [&](const twinbench::Sample& s, std::size_t done, std::size_t total) {
-    progress.update(s, done, total);
-  };
+  if (!a.quiet) {
+    options.on_sample = [&](const twinbench::Sample& s, std::size_t done, std::size_t total) {
+      progress.update(s, done, total);
+    };
+  }
   if (a.backend == "sim") return finish_run(simulate(scenario, options, a), out, a.quiet);
 
   std::optional<live::LiveServer> own_server;
@@ -147,7 +151,8 @@ int main_with_args(const std::vector<std::string>& args) {
 
   RunArgs run;
   auto* run_cmd = app.add_subcommand("run", "Run a scenario and write results.json, results.csv, results.md");
-  run_cmd->add_option("scenario", run.scenario, "Scenario textproto file")->required();
+  run_cmd->add_option("scenario", run.scenario,
+                      "Scenario textproto file (default: the published latency scenario, built in)");
   run_cmd->add_option("--backend", run.backend, "live (real sockets) or sim (ns-3 simulated network)")
       ->check(CLI::IsMember({"live", "sim"}));
   run_cmd->add_option("--server", run.server, "Base URL of a server to measure; default: start one on loopback");

@@ -187,6 +187,7 @@ twinbench::ResultSet run_simulated(const twinbench::Scenario& scenario, const ru
   merged.mutable_scenario()->CopyFrom(scenario);
   merged.mutable_run()->CopyFrom(parts.front().run());
   merged.mutable_run()->set_seed(options.seed);
+  merged.mutable_run()->set_server_nodelay(scenario.network().server_tcp().nodelay());
   for (const auto& part : parts) {
     for (const auto& sample : part.samples()) *merged.add_samples() = sample;
   }

@@ -80,6 +80,19 @@ TEST_F(Cli, SimulationNeedsANetworkAndAFrameTimeWhenUncapped) {
   EXPECT_NE(err.find("downlink_mbps"), std::string::npos) << err;
 }
 
+TEST_F(Cli, DefaultIsThePublishedLatencyScenarioInSimulation) {
+  std::string err;
+  ASSERT_EQ(run({"run", "--out", (dir_ / "default").string(), "-q"}, &err), 0) << err;
+  std::ifstream csv(dir_ / "default" / "results.csv");
+  std::string header, row;
+  std::getline(csv, header);
+  std::getline(csv, row);
+  EXPECT_EQ(row.rfind("latency,0,0,", 0), 0u) << row;  // uncapped first, ping
+  std::ifstream json(dir_ / "default" / "results.json");
+  const std::string text((std::istreambuf_iterator<char>(json)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"backend\": \"sim\""), std::string::npos);
+}
+
 TEST_F(Cli, RunsAScenarioAgainstItsOwnServerAndWritesResults) {
   const auto file = write("tiny.textproto",
                           "name: \"tiny\"\nengine: GODOT4\n"
@@ -87,7 +100,7 @@ TEST_F(Cli, RunsAScenarioAgainstItsOwnServerAndWritesResults) {
                           "variants { name: \"nat_coop\" client: HTTP_REQUEST }\n"
                           "frame_caps: [120]\nbody_bytes: [0, 20480]\nruns: 2\nwarmups: 1\n");
   std::string err;
-  ASSERT_EQ(run({"run", file.string(), "--out", (dir_ / "out").string(), "-q"}, &err), 0) << err;
+  ASSERT_EQ(run({"run", file.string(), "--backend", "live", "--out", (dir_ / "out").string(), "-q"}, &err), 0) << err;
   for (const char* name : {"results.json", "results.csv", "results.md"}) {
     EXPECT_TRUE(fs::exists(dir_ / "out" / name)) << name;
   }
