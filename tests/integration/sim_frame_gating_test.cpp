@@ -1,0 +1,42 @@
+// Frame gating in simulation: on a fast path the cooperative HTTPRequest model cannot go faster
+// than one chunk per frame (chunk x fps), while C3Http drains what arrived and is not gated.
+#include <gtest/gtest.h>
+
+#include "sim_backend.hpp"
+#include "twinbench/scenario/load.hpp"
+
+namespace tb {
+namespace {
+
+TEST(SimFrameGating, HttpRequestIsCappedAtChunkTimesFpsAndC3HttpIsNot) {
+  const auto s = scenario::parse_scenario(R"(
+      name: "gating"
+      variants { name: "c3_coop"  client: C3HTTP }
+      variants { name: "nat_coop" client: HTTP_REQUEST }
+      frame_caps: [60, 30]
+      body_bytes: [8388608]
+      runs: 1
+      download_to_file: true
+      network {
+        link { client_to_server_delay_ms: 1 server_to_client_delay_ms: 1
+               downlink_mbps: 1000 uplink_mbps: 1000 }
+      }
+  )", "gating");
+  const auto results = app::run_simulated(s, runner::RunOptions{}, 1);
+  ASSERT_EQ(results.samples_size(), 4);
+  for (const auto& sample : results.samples()) {
+    ASSERT_EQ(sample.result(), "success") << sample.error();
+    const double bytes_per_second = static_cast<double>(sample.body_bytes()) / (sample.elapsed_ms() / 1000.0);
+    const double ceiling = static_cast<double>(s.download_chunk_size()) * sample.fps();
+    if (sample.variant() == "nat_coop") {
+      EXPECT_LE(bytes_per_second, ceiling) << sample.fps() << " fps";
+      // ...and close to it: the path (1 Gbit/s) is 10x faster than the ceiling at 60 fps.
+      EXPECT_GE(bytes_per_second, 0.8 * ceiling) << sample.fps() << " fps";
+    } else {
+      EXPECT_GT(bytes_per_second, 3 * ceiling) << sample.fps() << " fps";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tb
