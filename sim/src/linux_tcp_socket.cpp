@@ -31,7 +31,7 @@ int LinuxTcpSocket::Send(Ptr<ns3::Packet> p, uint32_t flags) {
 
 Ptr<ns3::Packet> LinuxTcpSocket::Recv(uint32_t max_size, uint32_t flags) {
   Ptr<ns3::Packet> p = TcpSocketBase::Recv(max_size, flags);
-  if (p && p->GetSize() > 0) send_window_update_if_opened();
+  if (p && p->GetSize() > 0) cleanup_after_read(p->GetSize());
   return p;
 }
 
@@ -44,6 +44,8 @@ uint32_t LinuxTcpSocket::SendDataPacket(SequenceNumber32 seq, uint32_t max_size,
     small_segment_end_ = seq + size;
     set_small_segment_outstanding(true);
   }
+  if (with_ack) on_ack_sent();
+  on_data_sent();
   has_sent_data_ = true;
   last_data_sent_ = ns3::Simulator::Now();
   advertised_right_edge_ = m_tcb->m_rxBuffer->MaxRxSequence();
@@ -52,6 +54,7 @@ uint32_t LinuxTcpSocket::SendDataPacket(SequenceNumber32 seq, uint32_t max_size,
 
 void LinuxTcpSocket::SendEmptyPacket(uint8_t flags) {
   TcpSocketBase::SendEmptyPacket(flags);
+  if (flags & ns3::TcpHeader::ACK) on_ack_sent();
   advertised_right_edge_ = m_tcb->m_rxBuffer->MaxRxSequence();
 }
 
@@ -89,16 +92,239 @@ void LinuxTcpSocket::restart_window_if_idle() {
   m_tcb->m_cWndInfl = m_tcb->m_cWnd.Get();
 }
 
-// Linux tcp_cleanup_rbuf: after a read, ACK at once if the window we could advertise now is at
-// least twice what remains of the last advertised one, and that remainder is at most half the
-// maximum window. Not once the peer has finished sending.
-void LinuxTcpSocket::send_window_update_if_opened() {
+// ---- Receive-side ACK decision (net/ipv4/tcp_input.c, tcp_output.c, tcp_timer.c) ----
+//
+// Replaces ns-3's rule (ACK every DelAckCount-th in-order segment, else after DelAckTimeout). Times
+// are exact rather than jiffies; DelAckTimeout is Linux's TCP_ATO_MIN = TCP_DELACK_MIN.
+
+namespace {
+const ns3::Time kDelackMax = ns3::MilliSeconds(200);  // TCP_DELACK_MAX
+const ns3::Time kHalfSecond = ns3::MilliSeconds(500);  // HZ / 2 in tcp_send_delayed_ack
+}  // namespace
+
+// tcp_data_queue + tcp_rcv_established's ACK part: queue the segment, then ACK now, or later.
+// Unlike ns-3, the decision comes before the application is told about the data, as in Linux,
+// where the application runs after the softirq that ACKed (or delayed the ACK).
+void LinuxTcpSocket::ReceivedData(Ptr<ns3::Packet> packet, const ns3::TcpHeader& header) {
+  auto& rx = *m_tcb->m_rxBuffer;
+  const SequenceNumber32 expected = rx.NextRxSequence();
+  const uint32_t size = packet->GetSize();
+  if (!rx.Add(packet, header)) {
+    // Old data (a retransmission) or out of window: "Force an immediate ack", in quick-ACK mode.
+    if (size > 0) enter_quickack_mode();
+    ack_.scheduled = true;
+    send_ack();
+    return;
+  }
+  const bool in_order = header.GetSequenceNumber() <= expected;
+  if (in_order) {
+    const std::int64_t new_bytes = std::min<std::int64_t>(header.GetSequenceNumber() + size - expected,
+                                                          rx.NextRxSequence() - expected);
+    on_data_received(static_cast<uint32_t>(new_bytes));
+  } else {
+    ack_.scheduled = true;  // tcp_data_queue_ofo: out of order, ACKed (SACKed) at once below
+  }
+  const bool gap = rx.Size() > rx.Available();                     // data still out of order
+  const bool gap_filled = rx.NextRxSequence() > expected + size;   // RFC 5681 4.2: ACK at once
+  if (!in_order || gap || gap_filled) {
+    m_congestionControl->CwndEvent(m_tcb, TcpSocketState::CA_EVENT_NON_DELAYED_ACK);
+    send_ack();
+  } else {
+    ack_send_check();
+  }
+
+  if (expected < rx.NextRxSequence()) {
+    if (!m_shutdownRecv) NotifyDataRecv();
+    // A FIN received earlier is in order now.
+    if (rx.Finished() && (header.GetFlags() & ns3::TcpHeader::FIN) == 0) DoPeerClose();
+  }
+}
+
+// tcp_event_data_recv: in-order data arrived.
+void LinuxTcpSocket::on_data_received(uint32_t bytes) {
+  ack_.scheduled = true;  // inet_csk_schedule_ack
+  measure_rcv_mss(bytes);
+  const ns3::Time now = ns3::Simulator::Now();
+  const ns3::Time ato_min = m_delAckTimeout;  // TCP_ATO_MIN
+  if (ack_.ato.IsZero()) {
+    // The first data packet received: initialize the delayed-ACK engine.
+    incr_quickack();
+    ack_.ato = ato_min;
+  } else {
+    const ns3::Time m = now - ack_.lrcvtime;
+    if (m <= ato_min / 2) {
+      ack_.ato = ack_.ato / 2 + ato_min / 2;
+    } else if (m < ack_.ato) {
+      ack_.ato = std::min(ack_.ato / 2 + m, m_rto.Get());
+    } else if (m > m_rto.Get()) {
+      // "Too long gap. Apparently sender failed to restart window, so that we send ACKs quickly."
+      incr_quickack();
+    }
+  }
+  ack_.lrcvtime = now;
+}
+
+// tcp_measure_rcv_mss. The receiver cannot see write boundaries here (ns-3 sets no PSH): a
+// segment shorter than a full one is taken as the pushed end of a write, as Linux marks it.
+void LinuxTcpSocket::measure_rcv_mss(uint32_t bytes) {
+  const uint32_t lss = ack_.last_seg_size;
+  ack_.last_seg_size = 0;
+  if (bytes >= ack_.rcv_mss) {
+    ack_.rcv_mss = std::min(bytes, m_tcb->m_segmentSize);  // min(len, advmss)
+    return;
+  }
+  // TCP_MSS_DEFAULT: a segment this long is a full one of a smaller MSS if the next one has the
+  // same length.
+  if (bytes >= 536) {
+    ack_.last_seg_size = bytes;
+    if (bytes == lss) {
+      ack_.rcv_mss = bytes;
+      return;
+    }
+  }
+  if (ack_.pushed) ack_.pushed2 = true;
+  ack_.pushed = true;
+}
+
+// tcp_incr_quickack(sk, TCP_MAX_QUICKACKS): up to 16 quick ACKs, at most half the receive window
+// in segments of rcv_mss.
+void LinuxTcpSocket::incr_quickack() {
+  // tp->rcv_wnd: the window last advertised.
+  const auto window =
+      static_cast<std::uint32_t>(std::max<std::int64_t>(advertised_right_edge_ - ack_.rcv_wup, 0));
+  std::uint32_t quickacks = window / (2 * ack_.rcv_mss);
+  if (quickacks == 0) quickacks = 2;
+  ack_.quick = std::max(ack_.quick, std::min(quickacks, kMaxQuickAcks));
+}
+
+void LinuxTcpSocket::enter_quickack_mode() {
+  incr_quickack();
+  ack_.pingpong = 0;  // inet_csk_exit_pingpong_mode
+  ack_.ato = m_delAckTimeout;
+}
+
+// __tcp_ack_snd_check for in-order data: ACK now if more than one receive MSS is unacknowledged
+// and the window's right edge can advance, or in quick-ACK mode; else delay.
+void LinuxTcpSocket::ack_send_check() {
   const auto& rx = *m_tcb->m_rxBuffer;
-  if (rx.GotFin() || (m_state != ESTABLISHED && m_state != FIN_WAIT_1 && m_state != FIN_WAIT_2)) return;
-  const std::int64_t remaining = std::max<std::int64_t>(advertised_right_edge_ - rx.NextRxSequence(), 0);
-  if (2 * remaining > rx.MaxBufferSize()) return;
-  const std::int64_t now_open = rx.MaxRxSequence() - rx.NextRxSequence();
-  if (now_open > 0 && now_open >= 2 * remaining) SendEmptyPacket(ns3::TcpHeader::ACK);
+  const std::int64_t unacked = rx.NextRxSequence() - ack_.rcv_wup;
+  // "__tcp_select_window(sk) >= tp->rcv_wnd": Linux offers at most rcv_ssthresh, far below a
+  // large buffer's free space, so the edge advances unless the buffer is under pressure (less
+  // than half free); ns-3 offers all free space, which unread data always shrinks.
+  const std::int64_t window_now = rx.MaxRxSequence() - rx.NextRxSequence();
+  const std::int64_t window_sent = advertised_right_edge_ - ack_.rcv_wup;
+  const bool edge_advances =
+      window_now >= window_sent || 2 * (rx.MaxBufferSize() - rx.Size()) >= rx.MaxBufferSize();
+  if ((unacked > ack_.rcv_mss && edge_advances) || in_quickack_mode()) {
+    m_congestionControl->CwndEvent(m_tcb, TcpSocketState::CA_EVENT_NON_DELAYED_ACK);
+    send_ack();
+    return;
+  }
+  m_congestionControl->CwndEvent(m_tcb, TcpSocketState::CA_EVENT_DELAYED_ACK);
+  send_delayed_ack();
+}
+
+// tcp_send_delayed_ack: the timeout is ato, bounded by max(srtt, TCP_DELACK_MIN) and by 200 ms
+// (500 ms when neither interactive nor pushed) once ato exceeds TCP_DELACK_MIN; an earlier
+// pending timeout stays, and one about to fire (within ato/4) is replaced by an ACK now.
+void LinuxTcpSocket::send_delayed_ack() {
+  const ns3::Time now = ns3::Simulator::Now();
+  const ns3::Time delack_min = m_delAckTimeout;
+  ns3::Time ato = ack_.ato;
+  if (ato > delack_min) {
+    ns3::Time max_ato = in_pingpong_mode() || ack_.pushed ? kDelackMax : kHalfSecond;
+    const ns3::Time srtt = m_rtt->GetEstimate();
+    if (srtt.IsStrictlyPositive()) max_ato = std::min(max_ato, std::max(srtt, delack_min));
+    ato = std::min(ato, max_ato);
+  }
+  ato = std::min(ato, kDelackMax);
+  ns3::Time timeout = now + ato;
+  if (m_delAckEvent.IsRunning()) {
+    if (ack_.timeout <= now + ato / 4) {
+      send_ack();
+      return;
+    }
+    timeout = std::min(timeout, ack_.timeout);
+  }
+  ack_.scheduled = true;
+  ack_.timeout = timeout;
+  m_delAckEvent.Cancel();
+  m_delAckEvent = ns3::Simulator::Schedule(timeout - now, &LinuxTcpSocket::DelAckTimeout, this);
+}
+
+// tcp_delack_timer_handler: the delayed ACK was "missed" (no data left to carry it). An interactive
+// connection leaves pingpong mode with ato back at the minimum; otherwise ato doubles (up to the
+// RTO). Then the ACK goes (ns-3's handler).
+void LinuxTcpSocket::DelAckTimeout() {
+  if (ack_.scheduled) {
+    if (!in_pingpong_mode()) {
+      ack_.ato = std::min(2 * ack_.ato, m_rto.Get());
+    } else {
+      ack_.pingpong = 0;
+      ack_.ato = m_delAckTimeout;
+    }
+  }
+  TcpSocketBase::DelAckTimeout();
+}
+
+void LinuxTcpSocket::send_ack() {
+  const auto ecn = m_tcb->m_ecnState;
+  if (ecn == TcpSocketState::ECN_CE_RCVD || ecn == TcpSocketState::ECN_SENDING_ECE) {
+    SendEmptyPacket(ns3::TcpHeader::ACK | ns3::TcpHeader::ECE);
+    m_tcb->m_ecnState = TcpSocketState::ECN_SENDING_ECE;
+  } else {
+    SendEmptyPacket(ns3::TcpHeader::ACK);
+  }
+}
+
+// tcp_event_ack_sent (tcp_dec_quickack_mode, clearing the pending ACK and its timer) and
+// tcp_select_window's rcv_wup, for every segment that carries an ACK. Only an ACK of new data
+// uses up a quick ACK; leaving quick-ACK mode deflates ato.
+void LinuxTcpSocket::on_ack_sent() {
+  if (ack_.quick > 0) {
+    const std::uint32_t acks = ack_.scheduled ? 1 : 0;
+    if (acks >= ack_.quick) {
+      ack_.quick = 0;
+      ack_.ato = m_delAckTimeout;
+    } else {
+      ack_.quick -= acks;
+    }
+  }
+  ack_.scheduled = ack_.pushed = ack_.pushed2 = false;
+  m_delAckEvent.Cancel();
+  ack_.rcv_wup = m_tcb->m_rxBuffer->NextRxSequence();
+  // RFC 7323's Last.ACK.sent, which decides which timestamp is echoed (ts_recent). ns-3 advances
+  // it on pure ACKs only; when every ACK rides on data (an interactive server), it would go on
+  // echoing an old timestamp and the peer would measure RTTs as long as its request interval.
+  // Linux compares with rcv_wup (tcp_replace_ts_recent), set by every segment sent.
+  if (m_highTxAck < ack_.rcv_wup) m_highTxAck = ack_.rcv_wup;
+}
+
+// tcp_event_data_sent: data sent within ato of the last data received is a reply; one reply
+// (net.ipv4.tcp_pingpong_thresh = 1) makes the connection interactive, whose ACKs are delayed.
+void LinuxTcpSocket::on_data_sent() {
+  if (ns3::Simulator::Now() - ack_.lrcvtime < ack_.ato && ack_.pingpong < 255) ++ack_.pingpong;
+}
+
+// tcp_cleanup_rbuf, after the application read `copied` bytes: ACK now if an ACK is owed and
+// either more than one receive MSS is unacknowledged, or the read emptied the buffer after a
+// pushed small segment (two of them when interactive). Else, ACK if we can now advertise a window
+// at least twice what remains of the last advertised one, and that remainder is at most half the
+// maximum window. Not once the peer has finished sending.
+void LinuxTcpSocket::cleanup_after_read(std::uint32_t copied) {
+  const auto& rx = *m_tcb->m_rxBuffer;
+  if (m_state != ESTABLISHED && m_state != FIN_WAIT_1 && m_state != FIN_WAIT_2) return;
+  bool time_to_ack = false;
+  if (ack_.scheduled) {
+    time_to_ack = rx.NextRxSequence() - ack_.rcv_wup > static_cast<std::int64_t>(ack_.rcv_mss) ||
+                  (copied > 0 && (ack_.pushed2 || (ack_.pushed && !in_pingpong_mode())) && rx.Size() == 0);
+  }
+  if (!time_to_ack && !rx.GotFin()) {
+    const std::int64_t remaining = std::max<std::int64_t>(advertised_right_edge_ - rx.NextRxSequence(), 0);
+    const std::int64_t now_open = rx.MaxRxSequence() - rx.NextRxSequence();
+    time_to_ack = 2 * remaining <= rx.MaxBufferSize() && now_open > 0 && now_open >= 2 * remaining;
+  }
+  if (time_to_ack) send_ack();
 }
 
 namespace {
@@ -134,7 +360,7 @@ Ptr<LinuxTcpSocket> create_tcp_socket(Ptr<ns3::Node> node, const ResolvedTcp& tc
   socket->SetAttribute("RcvBufSize", ns3::UintegerValue(tcp.receive_buffer_bytes));
   socket->SetAttribute("DelAckTimeout",
                        ns3::TimeValue(ns3::MicroSeconds(static_cast<std::int64_t>(tcp.delayed_ack_ms * 1000))));
-  socket->SetAttribute("DelAckCount", ns3::UintegerValue(2));  // Linux ACKs every second full segment
+  // DelAckCount is unused: LinuxTcpSocket::ReceivedData makes Linux's ACK decision.
   socket->SetAttribute("MinRto", ns3::TimeValue(min_rto));
   socket->SetAttribute("ConnTimeout", ns3::TimeValue(ns3::Seconds(1)));  // Linux TCP_TIMEOUT_INIT (SYN RTO)
   socket->SetAttribute("PersistTimeout", ns3::TimeValue(min_rto));       // Linux probes a zero window at the RTO

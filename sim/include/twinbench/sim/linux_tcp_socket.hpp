@@ -7,7 +7,12 @@
 //   which merges writes made in one event). So Send() must not be called from inside this
 //   socket's callbacks (the send callback runs inside the transmit loop): defer with ScheduleNow;
 // - a window update when the application's read opens the receive window significantly
-//   (tcp_cleanup_rbuf); ns-3 only reports the larger window on the next outgoing segment.
+//   (tcp_cleanup_rbuf); ns-3 only reports the larger window on the next outgoing segment;
+// - Linux's receive-side ACK decision instead of ns-3's "every DelAckCount-th segment, else after
+//   DelAckTimeout": quick-ACK mode (icsk_ack.quick), the pingpong (interactive) heuristic, the
+//   adaptive delayed-ACK timeout (icsk_ack.ato), "more than one receive MSS unacknowledged", and
+//   the ACK on a read that drains a pushed small segment (__tcp_ack_snd_check,
+//   tcp_event_data_recv, tcp_event_data_sent, tcp_delack_timer_handler, tcp_cleanup_rbuf).
 #include <cstdint>
 
 #include <ns3/node.h>
@@ -33,13 +38,44 @@ class LinuxTcpSocket : public ns3::TcpSocketBase {
   uint32_t SendDataPacket(ns3::SequenceNumber32 seq, uint32_t max_size, bool with_ack) override;
   void SendEmptyPacket(uint8_t flags) override;
   void ReceivedAck(ns3::Ptr<ns3::Packet> packet, const ns3::TcpHeader& header) override;
+  void ReceivedData(ns3::Ptr<ns3::Packet> packet, const ns3::TcpHeader& header) override;
+  void DelAckTimeout() override;
 
  private:
   friend ns3::Ptr<LinuxTcpSocket> create_tcp_socket(ns3::Ptr<ns3::Node>, const ResolvedTcp&, std::uint32_t,
                                                     std::int64_t);
   void restart_window_if_idle();
-  void send_window_update_if_opened();
+  void cleanup_after_read(std::uint32_t copied);
   void set_small_segment_outstanding(bool outstanding);
+
+  // Receive-side ACK state, Linux's icsk_ack (include/net/inet_connection_sock.h).
+  struct AckState {
+    std::uint32_t quick = 0;       // quick-ACKs left (icsk_ack.quick)
+    std::uint32_t pingpong = 0;    // replies sent within ato of receiving (icsk_ack.pingpong)
+    ns3::Time ato;                 // delayed-ACK timeout estimate; zero until the first data
+    ns3::Time lrcvtime;            // when data was last received
+    bool scheduled = false;        // an ACK is owed (ICSK_ACK_SCHED)
+    bool pushed = false;           // a small (pushed) segment arrived (ICSK_ACK_PUSHED)
+    bool pushed2 = false;          // ... two of them (ICSK_ACK_PUSHED2)
+    ns3::Time timeout;             // when the pending delayed-ACK timer fires (icsk_ack.timeout)
+    std::uint32_t rcv_mss = 536;   // estimate of the peer's MSS (tcp_initialize_rcv_mss: TCP_MIN_RCVMSS)
+    std::uint32_t last_seg_size = 0;
+    ns3::SequenceNumber32 rcv_wup;  // rcv_nxt when we last sent a segment (tp->rcv_wup)
+  };
+  void on_data_received(std::uint32_t bytes);  // tcp_event_data_recv
+  void measure_rcv_mss(std::uint32_t bytes);   // tcp_measure_rcv_mss
+  void incr_quickack();                        // tcp_incr_quickack(sk, TCP_MAX_QUICKACKS)
+  void enter_quickack_mode();                  // tcp_enter_quickack_mode
+  bool in_quickack_mode() const { return ack_.quick > 0 && !in_pingpong_mode(); }
+  bool in_pingpong_mode() const { return ack_.pingpong >= kPingpongThresh; }
+  void ack_send_check();                       // __tcp_ack_snd_check for in-order data
+  void send_delayed_ack();                     // tcp_send_delayed_ack
+  void send_ack();
+  void on_ack_sent();                          // tcp_event_ack_sent + tcp_select_window's rcv_wup
+  void on_data_sent();                         // tcp_event_data_sent's pingpong count
+
+  static constexpr std::uint32_t kMaxQuickAcks = 16;   // TCP_MAX_QUICKACKS
+  static constexpr std::uint32_t kPingpongThresh = 1;  // net.ipv4.tcp_pingpong_thresh default
 
   bool nagle_ = true;
   bool slow_start_after_idle_ = true;
@@ -48,6 +84,7 @@ class LinuxTcpSocket : public ns3::TcpSocketBase {
   bool small_segment_outstanding_ = false;   // Linux snd_sml is after snd_una
   ns3::SequenceNumber32 small_segment_end_;  // Linux tp->snd_sml
   ns3::SequenceNumber32 advertised_right_edge_;  // last ACK number + window we advertised
+  AckState ack_;
 };
 
 // A socket on `node` configured with `tcp` for a path of `mtu_bytes`, like TcpL4Protocol's
