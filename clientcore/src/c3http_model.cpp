@@ -23,8 +23,9 @@ void C3HttpModel::request(const RequestSpec& spec, Callback done) {
   phase_ = Phase::kConnect;
   quit_ = false;
   const auto url = parse_url(spec.url);
-  if (!url || url->tls()) {  // TLS arrives with the TLS layer
-    finish(RequestResult::kRequestFailed, "unsupported URL: " + spec.url);
+  if (!url || (url->tls() && !options_.tls)) {
+    finish(RequestResult::kRequestFailed,
+           (url ? "https URL without a TLS configuration: " : "unsupported URL: ") + spec.url);
     complete();
     return;
   }
@@ -51,7 +52,9 @@ bool C3HttpModel::acquire_client() {
   } else {
     client_ = std::make_unique<HttpClient>(rt_.transports, rt_.resolver, client_options);
   }
-  if (client_->status() != HttpStatus::kConnected) client_->connect_to_host(key_.host, key_.port);
+  if (client_->status() != HttpStatus::kConnected) {
+    client_->connect_to_host(key_.host, key_.port, key_.tls ? options_.tls : nullptr);
+  }
   return true;
 }
 

@@ -91,15 +91,15 @@ void HttpClient::fail(HttpStatus status, std::string why) {
   error_ = std::move(why);
 }
 
-void HttpClient::connect_to_host(const std::string& host, std::uint16_t port) {
+void HttpClient::connect_to_host(const std::string& host, std::uint16_t port,
+                                 std::shared_ptr<TlsClientContext> tls) {
   close();
   host_ = host;
   port_ = port;
+  tls_ = std::move(tls);
   error_.clear();
   if (is_ip_literal(host)) {
-    transport_ = transports_.create();
-    transport_->connect(Endpoint{host, port});
-    status_ = HttpStatus::kConnecting;
+    open_transport(host);
   } else {
     resolve_id_ = resolver_.start(host);
     resolving_ = true;
@@ -107,12 +107,19 @@ void HttpClient::connect_to_host(const std::string& host, std::uint16_t port) {
   }
 }
 
+void HttpClient::open_transport(const std::string& address) {
+  transport_ = transports_.create();
+  if (tls_) transport_ = std::make_unique<TlsClientTransport>(std::move(transport_), tls_, host_);
+  transport_->connect(Endpoint{address, port_});
+  status_ = HttpStatus::kConnecting;
+}
+
 bool HttpClient::request(const std::string& method, const std::string& target,
                          const std::vector<std::pair<std::string, std::string>>& headers,
                          std::string body) {
   if (status_ != HttpStatus::kConnected || !transport_) return false;
   http::request<http::string_body> req{http::string_to_verb(method), target, 11};
-  const bool default_port = port_ == 80 || port_ == 443;
+  const bool default_port = port_ == (tls_ ? 443 : 80);
   req.set(http::field::host, default_port ? host_ : host_ + ":" + std::to_string(port_));
   req.set(http::field::user_agent, "twinbench");
   req.set(http::field::accept, "*/*");
@@ -159,9 +166,7 @@ void HttpClient::poll() {
       const std::string address = resolver_.address(resolve_id_);
       resolver_.forget(resolve_id_);
       resolving_ = false;
-      transport_ = transports_.create();
-      transport_->connect(Endpoint{address, port_});
-      status_ = HttpStatus::kConnecting;
+      open_transport(address);
       return;
     }
     case HttpStatus::kConnecting: {
@@ -170,6 +175,7 @@ void HttpClient::poll() {
       if (s == TransportStatus::kError || s == TransportStatus::kClosed) {
         fail(HttpStatus::kCantConnect, "cannot connect: " + transport_->error());
       }
+      if (s == TransportStatus::kHandshakeFailed) fail(HttpStatus::kTlsHandshakeError, transport_->error());
       return;
     }
     case HttpStatus::kConnected: {

@@ -41,13 +41,13 @@ void HttpRequestModel::request(const RequestSpec& spec, Callback done) {
   client_options.read_chunk_size = options_.download_chunk_size;
   client_options.send_on_request = options_.profile == EngineProfile::kGodot3;
   client_ = std::make_unique<HttpClient>(rt_.transports, rt_.resolver, client_options);
-  if (!url || url->tls()) {
-    // TLS arrives with the TLS layer; until then https is refused like a bad URL.
+  if (!url || (url->tls() && !options_.tls)) {
     const auto serial = request_serial_;
-    rt_.frames.call_deferred([this, serial] {
+    const std::string why = url ? "https URL without a TLS configuration: " : "unsupported URL: ";
+    rt_.frames.call_deferred([this, serial, why] {
       if (serial == request_serial_) {
         completion_.result = RequestResult::kRequestFailed;
-        completion_.error = "unsupported URL: " + spec_.url;
+        completion_.error = why + spec_.url;
         request_done(completion_);
       }
     });
@@ -56,6 +56,7 @@ void HttpRequestModel::request(const RequestSpec& spec, Callback done) {
   host_ = url->host;
   port_ = url->port;
   target_ = url->target;
+  tls_ = url->tls() ? options_.tls : nullptr;
   if (options_.use_threads) {
     worker_started_connection_ = false;
     quit_ = false;
@@ -80,7 +81,7 @@ void HttpRequestModel::request(const RequestSpec& spec, Callback done) {
   }
 }
 
-void HttpRequestModel::start_connection() { client_->connect_to_host(host_, port_); }
+void HttpRequestModel::start_connection() { client_->connect_to_host(host_, port_, tls_); }
 
 void HttpRequestModel::cancel() {
   ++request_serial_;

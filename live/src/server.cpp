@@ -88,7 +88,7 @@ class LiveServer::Impl::Session : public std::enable_shared_from_this<Session> {
   Session(Impl& server, tcp::socket socket)
       : server_(server),
         socket_(std::move(socket)),
-        connection_(server.options.config),
+        connection_(tb::server::make_connection(server.options.config, server.options.tls)),
         linger_timer_(socket_.get_executor()) {}
 
   void start() {
@@ -126,7 +126,7 @@ class LiveServer::Impl::Session : public std::enable_shared_from_this<Session> {
     }
     if (ec == asio::error::eof) {
       peer_closed_ = true;
-      connection_.on_peer_closed();
+      connection_->on_peer_closed();
       pump_writes();
       return;
     }
@@ -134,16 +134,16 @@ class LiveServer::Impl::Session : public std::enable_shared_from_this<Session> {
       close_now();
       return;
     }
-    connection_.on_receive(std::as_bytes(std::span(read_buffer_.data(), bytes)));
+    connection_->on_receive(std::as_bytes(std::span(read_buffer_.data(), bytes)));
     pump_writes();
     if (!closed_ && !reading_) read();
   }
 
   void pump_writes() {
     if (closed_ || writing_) return;
-    const auto chunk = connection_.next_write();
+    const auto chunk = connection_->next_write();
     if (chunk.empty()) {
-      if (connection_.should_close()) finish();
+      if (connection_->should_close()) finish();
       return;
     }
     writing_ = true;
@@ -159,9 +159,11 @@ class LiveServer::Impl::Session : public std::enable_shared_from_this<Session> {
       close_now();
       return;
     }
-    const std::uint64_t served_before = connection_.requests_served();
-    connection_.write_done();
-    server_.requests_served += connection_.requests_served() - served_before;
+    connection_->write_done();
+    // Counted after the write: a TLS connection counts a response once it is encrypted.
+    const std::uint64_t served = connection_->requests_served();
+    server_.requests_served += served - counted_;
+    counted_ = served;
     pump_writes();
   }
 
@@ -183,7 +185,8 @@ class LiveServer::Impl::Session : public std::enable_shared_from_this<Session> {
 
   Impl& server_;
   tcp::socket socket_;
-  tb::server::ServerConnection connection_;
+  std::unique_ptr<tb::server::Connection> connection_;
+  std::uint64_t counted_ = 0;  // responses already added to the server's stats
   asio::steady_timer linger_timer_;
   std::array<char, kReadBufferBytes> read_buffer_{};
   bool reading_ = false;
@@ -216,7 +219,7 @@ LiveServer::Impl::Impl(ServerOptions opts) : options(std::move(opts)) {
   // A wildcard bind is still reached through loopback.
   std::string host = address.is_unspecified() ? (address.is_v6() ? "::1" : "127.0.0.1") : address.to_string();
   if (address.is_v6()) host = "[" + host + "]";
-  url = "http://" + host + ":" + std::to_string(bound_port);
+  url = (options.tls ? "https://" : "http://") + host + ":" + std::to_string(bound_port);
 
   accept();
 }

@@ -76,12 +76,14 @@ class ScenarioRun {
   std::unique_ptr<ClientModel> make_model(const twinbench::Variant& v) {
     ModelRuntime rt{frames_, b_.threads, b_.transports, b_.resolver, &b_.sinks};
     const auto& fl = s_.frame_loop();
+    const auto tls = o_.tls ? std::make_shared<TlsClientContext>(*o_.tls) : nullptr;
     if (v.client() == twinbench::HTTP_REQUEST) {
       HttpRequestOptions o;
       o.profile = s_.engine() == twinbench::GODOT3 ? EngineProfile::kGodot3 : EngineProfile::kGodot4;
       o.use_threads = v.threaded();
       o.download_chunk_size = s_.download_chunk_size();
       o.worker_sleep = ms(fl.http_request_worker_sleep_ms());
+      o.tls = tls;
       return std::make_unique<HttpRequestModel>(rt, o);
     }
     C3HttpOptions o;
@@ -89,6 +91,7 @@ class ScenarioRun {
     o.download_chunk_size = s_.download_chunk_size();
     o.worker_sleep = ms(fl.c3http_worker_sleep_ms());
     o.session = v.session() ? sessions_.at(v.name()).get() : nullptr;
+    o.tls = tls;
     return std::make_unique<C3HttpModel>(rt, o);
   }
 

@@ -31,7 +31,6 @@ namespace {
 
 constexpr std::uint16_t kServerPort = 8927;
 constexpr const char* kClientAddress = "10.0.0.1";
-constexpr const char* kServerAddress = "10.0.0.2";
 
 // Fixed random stream numbers, so results do not depend on how many random variables earlier
 // simulations in the process created.
@@ -112,12 +111,14 @@ void add_address(Ptr<ns3::Node> node, Ptr<ns3::NetDevice> device, const char* ad
 
 // The server core on one accepted socket. Each pending span goes out in one Send when the send
 // buffer takes it whole (the head in one write, the body in write_slice writes: Nagle sees the
-// same writes as with a real server); the rest follows from the send callback.
+// same writes as with a real server); the rest follows from the send callback. A response waits
+// `think` after its request; the first handshake flight waits `handshake_cpu`.
 class ServedConnection {
  public:
-  ServedConnection(Ptr<ns3::Socket> socket, const tb::server::ServerConfig& config, ns3::Time think,
-                   std::uint64_t& requests_served)
-      : socket_(std::move(socket)), core_(config), think_(think), requests_served_(requests_served) {
+  ServedConnection(Ptr<ns3::Socket> socket, const tb::server::ServerConfig& config, const SimTls& tls,
+                   ns3::Time think, std::uint64_t& requests_served)
+      : socket_(std::move(socket)), core_(tb::server::make_connection(config, tls.context)), think_(think),
+        handshake_cpu_(from_ms(tls.handshake_cpu_ms)), requests_served_(requests_served) {
     socket_->SetRecvCallback(ns3::MakeCallback(&ServedConnection::on_data, this));
     socket_->SetSendCallback(ns3::MakeCallback(&ServedConnection::on_send_space, this));
     socket_->SetCloseCallbacks(ns3::MakeCallback(&ServedConnection::on_peer_closed, this),
@@ -136,16 +137,19 @@ class ServedConnection {
 
  private:
   void on_data(Ptr<ns3::Socket>) {
-    const bool was_idle = core_.next_write().empty();
+    const bool handshaking = core_->handshaking();
+    const bool was_idle = core_->next_write().empty();
     std::vector<std::byte> bytes;
     while (Ptr<ns3::Packet> p = socket_->Recv()) {
       if (p->GetSize() == 0) break;
       bytes.resize(p->GetSize());
       p->CopyData(reinterpret_cast<uint8_t*>(bytes.data()), p->GetSize());
-      core_.on_receive(bytes);
+      core_->on_receive(bytes);
     }
-    if (was_idle && !core_.next_write().empty() && think_.IsStrictlyPositive()) {
-      think_event_ = ns3::Simulator::Schedule(think_, &ServedConnection::flush, this);
+    const ns3::Time delay = !handshaking ? think_ : first_flight_ ? handshake_cpu_ : ns3::Time(0);
+    if (handshaking) first_flight_ = false;
+    if (was_idle && !core_->next_write().empty() && delay.IsStrictlyPositive()) {
+      think_event_ = ns3::Simulator::Schedule(delay, &ServedConnection::flush, this);
       return;
     }
     flush();
@@ -155,14 +159,14 @@ class ServedConnection {
     if (!flush_event_.IsRunning()) flush_event_ = ns3::Simulator::ScheduleNow(&ServedConnection::flush, this);
   }
   void on_peer_closed(Ptr<ns3::Socket>) {
-    core_.on_peer_closed();
+    core_->on_peer_closed();
     flush();
   }
   void on_reset(Ptr<ns3::Socket>) { closed_ = true; }
 
   void flush() {
     if (closed_ || think_event_.IsRunning()) return;
-    for (auto write = core_.next_write(); !write.empty(); write = core_.next_write()) {
+    for (auto write = core_->next_write(); !write.empty(); write = core_->next_write()) {
       const auto rest = write.subspan(written_);
       const auto n = static_cast<uint32_t>(std::min<std::size_t>(rest.size(), socket_->GetTxAvailable()));
       if (n == 0) break;
@@ -171,19 +175,21 @@ class ServedConnection {
       written_ += static_cast<std::size_t>(sent);
       if (written_ < write.size()) break;
       written_ = 0;
-      core_.write_done();
+      core_->write_done();
     }
-    requests_served_ += core_.requests_served() - counted_;
-    counted_ = core_.requests_served();
-    if (core_.should_close()) {
+    requests_served_ += core_->requests_served() - counted_;
+    counted_ = core_->requests_served();
+    if (core_->should_close()) {
       socket_->Close();  // FIN after the buffered bytes
       closed_ = true;
     }
   }
 
   Ptr<ns3::Socket> socket_;
-  tb::server::ServerConnection core_;
+  std::unique_ptr<tb::server::Connection> core_;
   ns3::Time think_;
+  ns3::Time handshake_cpu_;
+  bool first_flight_ = true;
   std::uint64_t& requests_served_;
   std::uint64_t counted_ = 0;
   std::size_t written_ = 0;  // bytes of the current span already sent
@@ -198,8 +204,9 @@ class ServedConnection {
 // socket.
 class BenchmarkServerApp : public ns3::Application {
  public:
-  BenchmarkServerApp(const ResolvedTcp& tcp, std::uint32_t mtu, tb::server::ServerConfig config, ns3::Time think)
-      : tcp_(tcp), mtu_(mtu), config_(config), think_(think) {}
+  BenchmarkServerApp(const ResolvedTcp& tcp, std::uint32_t mtu, tb::server::ServerConfig config, SimTls tls,
+                     ns3::Time think)
+      : tcp_(tcp), mtu_(mtu), config_(config), tls_(std::move(tls)), think_(think) {}
 
   std::uint64_t connections_accepted() const { return accepted_; }
   std::uint64_t requests_served() const { return requests_served_; }
@@ -222,12 +229,13 @@ class BenchmarkServerApp : public ns3::Application {
   }
   void on_accept(Ptr<ns3::Socket> socket, const ns3::Address&) {
     ++accepted_;
-    connections_.push_back(std::make_unique<ServedConnection>(socket, config_, think_, requests_served_));
+    connections_.push_back(std::make_unique<ServedConnection>(socket, config_, tls_, think_, requests_served_));
   }
 
   ResolvedTcp tcp_;
   std::uint32_t mtu_;
   tb::server::ServerConfig config_;
+  SimTls tls_;
   ns3::Time think_;
   Ptr<LinuxTcpSocket> listener_;
   std::vector<std::unique_ptr<ServedConnection>> connections_;
@@ -235,7 +243,8 @@ class BenchmarkServerApp : public ns3::Application {
   std::uint64_t requests_served_ = 0;
 };
 
-SimNetwork::SimNetwork(const twinbench::Network& config, std::uint64_t seed, tb::server::ServerConfig server)
+SimNetwork::SimNetwork(const twinbench::Network& config, std::uint64_t seed, tb::server::ServerConfig server,
+                       SimTls tls)
     : link_(resolve(config.link())) {
   const ResolvedTcp client_tcp = resolve(config.client_tcp());
   const ResolvedTcp server_tcp = resolve(config.server_tcp());
@@ -264,7 +273,8 @@ SimNetwork::SimNetwork(const twinbench::Network& config, std::uint64_t seed, tb:
   add_address(client_, client_device, kClientAddress);
   add_address(server_, server_device, kServerAddress);
 
-  server_app_ = ns3::CreateObject<BenchmarkServerApp>(server_tcp, link_.mtu_bytes, server,
+  if (!(tls.handshake_cpu_ms >= 0)) throw std::invalid_argument("tls.handshake_cpu_ms: negative");
+  server_app_ = ns3::CreateObject<BenchmarkServerApp>(server_tcp, link_.mtu_bytes, server, std::move(tls),
                                                       from_ms(config.server_think_ms()));
   server_->AddApplication(server_app_);
   server_app_->SetStartTime(ns3::Seconds(0));

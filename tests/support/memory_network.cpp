@@ -127,29 +127,30 @@ class MemoryTransport : public Transport {
 
 class ServerPeer : public Peer {
  public:
-  ServerPeer(std::shared_ptr<std::uint64_t> requests, server::ServerConfig config)
-      : requests_(std::move(requests)), core_(config) {}
+  ServerPeer(std::shared_ptr<std::uint64_t> requests, server::ServerConfig config,
+             const std::shared_ptr<const server::TlsServerContext>& tls)
+      : requests_(std::move(requests)), core_(server::make_connection(config, tls)) {}
   void on_data(PeerSocket& socket, std::span<const std::byte> data) override {
-    core_.on_receive(data);
+    core_->on_receive(data);
     flush(socket);
   }
   void on_client_closed(PeerSocket& socket) override {
-    core_.on_peer_closed();
+    core_->on_peer_closed();
     flush(socket);
   }
 
  private:
   void flush(PeerSocket& socket) {
-    for (auto w = core_.next_write(); !w.empty(); w = core_.next_write()) {
+    for (auto w = core_->next_write(); !w.empty(); w = core_->next_write()) {
       socket.send(w);
-      core_.write_done();
+      core_->write_done();
     }
-    if (requests_) *requests_ += core_.requests_served() - counted_;
-    counted_ = core_.requests_served();
-    if (core_.should_close()) socket.close();
+    if (requests_) *requests_ += core_->requests_served() - counted_;
+    counted_ = core_->requests_served();
+    if (core_->should_close()) socket.close();
   }
   std::shared_ptr<std::uint64_t> requests_;
-  server::ServerConnection core_;
+  std::unique_ptr<server::Connection> core_;
   std::uint64_t counted_ = 0;
 };
 
@@ -180,8 +181,9 @@ std::unique_ptr<Transport> MemoryNetwork::create() {
 }
 
 std::function<std::unique_ptr<Peer>()> server_peers(std::shared_ptr<std::uint64_t> requests,
-                                                    server::ServerConfig config) {
-  return [requests, config] { return std::make_unique<ServerPeer>(requests, config); };
+                                                    server::ServerConfig config,
+                                                    std::shared_ptr<const server::TlsServerContext> tls) {
+  return [requests, config, tls] { return std::make_unique<ServerPeer>(requests, config, tls); };
 }
 
 std::function<std::unique_ptr<Peer>()> scripted_peers(std::string reply, bool close_after) {

@@ -13,6 +13,7 @@
 #include "twinbench/clientcore/transport.hpp"
 #include "twinbench/clientcore/virtual_scheduler.hpp"
 #include "twinbench/servercore/server_connection.hpp"
+#include "twinbench/servercore/tls_server.hpp"
 
 namespace tb::testing {
 
@@ -52,9 +53,11 @@ class MemoryNetwork : public TransportFactory {
   std::shared_ptr<std::uint64_t> accepted_ = std::make_shared<std::uint64_t>(0);
 };
 
-// A peer running the real server core; counts requests across all its connections.
+// A peer running the real server core (over TLS with `tls`); counts requests across all its
+// connections.
 std::function<std::unique_ptr<Peer>()> server_peers(std::shared_ptr<std::uint64_t> requests = nullptr,
-                                                    server::ServerConfig config = {});
+                                                    server::ServerConfig config = {},
+                                                    std::shared_ptr<const server::TlsServerContext> tls = nullptr);
 // A peer that answers the first bytes it receives with `reply`, then closes if `close_after`.
 std::function<std::unique_ptr<Peer>()> scripted_peers(std::string reply, bool close_after);
 

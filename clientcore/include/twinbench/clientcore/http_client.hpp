@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "twinbench/clientcore/resolver.hpp"
+#include "twinbench/clientcore/tls_client.hpp"
 #include "twinbench/clientcore/transport.hpp"
 
 namespace tb {
@@ -48,7 +49,10 @@ class HttpClient {
   HttpClient& operator=(const HttpClient&) = delete;
 
   // Closes any current connection and starts resolving (host name) or connecting (IP literal).
-  void connect_to_host(const std::string& host, std::uint16_t port);
+  // With `tls`, CONNECTING lasts until the TLS handshake is done too (the certificate must name
+  // `host`); a failed handshake ends in kTlsHandshakeError with OpenSSL's reason in error().
+  void connect_to_host(const std::string& host, std::uint16_t port,
+                       std::shared_ptr<TlsClientContext> tls = nullptr);
   // Buffers a request; only valid in kConnected. Returns false (and changes nothing) otherwise.
   bool request(const std::string& method, const std::string& target,
                const std::vector<std::pair<std::string, std::string>>& headers = {},
@@ -77,6 +81,7 @@ class HttpClient {
   void fail(HttpStatus status, std::string why);
   bool fill_input();  // moves transport bytes into input_; false on EOF or error
   void poll_requesting();
+  void open_transport(const std::string& address);
 
   TransportFactory& transports_;
   Resolver& resolver_;
@@ -84,6 +89,7 @@ class HttpClient {
   HttpStatus status_ = HttpStatus::kDisconnected;
   std::string host_;
   std::uint16_t port_ = 0;
+  std::shared_ptr<TlsClientContext> tls_;
   Resolver::Id resolve_id_ = 0;
   bool resolving_ = false;
   std::unique_ptr<Transport> transport_;

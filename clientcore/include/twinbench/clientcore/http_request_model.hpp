@@ -18,6 +18,7 @@ struct HttpRequestOptions {
   bool use_threads = false;
   std::size_t download_chunk_size = 65536;  // Godot 4 default; 3.2 used 4096
   Duration worker_sleep{1000};              // what OS.delay_usec(1) lasts on the client OS
+  std::shared_ptr<TlsClientContext> tls;    // for https URLs (refused without it)
 };
 
 class HttpRequestModel : public ClientModel {
@@ -39,6 +40,7 @@ class HttpRequestModel : public ClientModel {
   RequestSpec spec_;
   std::string host_, target_;
   std::uint16_t port_ = 0;
+  std::shared_ptr<TlsClientContext> tls_;  // set for an https URL
   Callback done_;
   bool request_sent_ = false;
   bool got_response_ = false;

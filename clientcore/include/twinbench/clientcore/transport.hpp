@@ -20,6 +20,7 @@ enum class TransportStatus {
   kConnected,   // includes "peer sent FIN but buffered bytes remain"
   kClosed,      // orderly close seen and every buffered byte consumed, or close() called
   kError,       // connect failed or the connection broke
+  kHandshakeFailed,  // TLS: the handshake failed (error() says why); the stream is unusable
 };
 
 struct ReadResult {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "twinbench/servercore/server_connection.hpp"
+#include "twinbench/servercore/tls_server.hpp"
 
 namespace tb::live {
 
@@ -15,6 +16,7 @@ struct ServerOptions {
   std::uint16_t port = 0;  // 0 = ephemeral
   bool nodelay = false;    // Nagle left on by default, like the stand-in server
   tb::server::ServerConfig config;
+  std::shared_ptr<const tb::server::TlsServerContext> tls;  // set: HTTPS
 };
 
 struct ServerStats {
@@ -41,7 +43,7 @@ class LiveServer {
   void stop();
 
   std::uint16_t port() const;
-  std::string base_url() const;  // "http://127.0.0.1:<port>"
+  std::string base_url() const;  // "http://127.0.0.1:<port>" (https with TLS)
   ServerStats stats() const;     // thread-safe
 
   // For `twinbench serve`: serves on the calling thread until stop() or SIGINT/SIGTERM.

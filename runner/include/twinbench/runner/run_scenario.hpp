@@ -4,12 +4,14 @@
 // The benchmark script is modelled too: it reads the clock just before each request call and
 // just after the awaiting coroutine resumes, then starts the next request right there.
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "results.pb.h"
 #include "twinbench/clientcore/body_sink.hpp"
 #include "twinbench/clientcore/resolver.hpp"
 #include "twinbench/clientcore/scheduler.hpp"
+#include "twinbench/clientcore/tls_client.hpp"
 #include "twinbench/clientcore/threads.hpp"
 #include "twinbench/clientcore/transport.hpp"
 
@@ -34,6 +36,9 @@ struct RunOptions {
   Duration request_timeout = std::chrono::seconds(120);
   std::uint64_t seed = 0;
   bool server_nodelay = false;
+  // For https URLs. Each model gets its own context, renewed with the Sessions, so saved TLS
+  // sessions (resumption) are per variant and per session scope.
+  std::optional<TlsClientConfig> tls;
   // Called after every sample (for progress on stderr).
   std::function<void(const twinbench::Sample&, std::size_t done, std::size_t total)> on_sample;
 };

@@ -9,6 +9,8 @@
 #include <span>
 #include <string>
 
+#include "twinbench/servercore/connection.hpp"
+
 namespace tb::server {
 
 struct ServerConfig {
@@ -18,27 +20,27 @@ struct ServerConfig {
   std::uint64_t max_download_bytes = 1ull << 34;
 };
 
-class ServerConnection {
+class ServerConnection : public Connection {
  public:
   explicit ServerConnection(ServerConfig config = {});
-  ~ServerConnection();
+  ~ServerConnection() override;
   ServerConnection(ServerConnection&&) noexcept;
   ServerConnection& operator=(ServerConnection&&) noexcept;
 
   // Feeds bytes received from the client (any split; pipelined requests are served in order).
-  void on_receive(std::span<const std::byte> data);
+  void on_receive(std::span<const std::byte> data) override;
   // The client half-closed or the connection dropped.
-  void on_peer_closed();
+  void on_peer_closed() override;
 
   // The next write to make, as one write call: a response head in one write, then the body in
   // write_slice pieces. Empty when nothing is pending. Valid until write_done().
-  std::span<const std::byte> next_write();
-  void write_done();
+  std::span<const std::byte> next_write() override;
+  void write_done() override;
 
   // True once every pending write is done and the connection should be closed
   // (Connection: close, HTTP/1.0 without keep-alive, a bad request, or the peer closed).
-  bool should_close() const;
-  std::uint64_t requests_served() const;
+  bool should_close() const override;
+  std::uint64_t requests_served() const override;
 
  private:
   struct Impl;

@@ -12,6 +12,7 @@
 #include "scenario.pb.h"
 #include "twinbench/clientcore/transport.hpp"
 #include "twinbench/servercore/server_connection.hpp"
+#include "twinbench/servercore/tls_server.hpp"
 #include "twinbench/sim/ns_transport.hpp"
 #include "twinbench/sim/tcp_config.hpp"
 
@@ -19,14 +20,25 @@ namespace tb::sim {
 
 class BenchmarkServerApp;
 
+// HTTPS on the simulated server: the real handshake bytes cross the simulated path.
+struct SimTls {
+  std::shared_ptr<const tb::server::TlsServerContext> context;  // null: plain HTTP
+  // The server's CPU time for a full handshake (key exchange, signature): it sends its first
+  // handshake flight this long after the ClientHello arrives. The client's is not modelled.
+  double handshake_cpu_ms = 0;
+};
+
 class SimNetwork {
  public:
   // `seed` selects the run of every random stream of the path (loss, jitter, BBR): the same
   // config and seed give the same event sequence. Throws std::invalid_argument on a bad config.
-  SimNetwork(const twinbench::Network& config, std::uint64_t seed, tb::server::ServerConfig server = {});
+  SimNetwork(const twinbench::Network& config, std::uint64_t seed, tb::server::ServerConfig server = {},
+             SimTls tls = {});
   ~SimNetwork();
   SimNetwork(const SimNetwork&) = delete;
   SimNetwork& operator=(const SimNetwork&) = delete;
+
+  static constexpr const char* kServerAddress = "10.0.0.2";
 
   // Transports on the client node; also lets tests observe socket events.
   NsTransportFactory& client_transports() { return *client_transports_; }

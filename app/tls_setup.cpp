@@ -1,0 +1,69 @@
+#include "tls_setup.hpp"
+
+#include "twinbench/scenario/load.hpp"
+
+namespace tb::app {
+
+bool uses_tls(const twinbench::Scenario& s) {
+  return s.has_tls() || s.target().base_url().starts_with("https://");
+}
+
+server::KeyType key_type(twinbench::KeyType k) {
+  switch (k) {
+    case twinbench::RSA_4096: return server::KeyType::kRsa4096;
+    case twinbench::ED25519: return server::KeyType::kEd25519;
+    case twinbench::ECDSA_P256: return server::KeyType::kEcdsaP256;
+    default: return server::KeyType::kRsa2048;
+  }
+}
+
+namespace {
+
+twinbench::Tls with_defaults(const twinbench::Scenario& scenario) {
+  twinbench::Scenario s = scenario;
+  s.mutable_tls();  // present, so the defaults fill it
+  scenario::apply_defaults(s);
+  return s.tls();
+}
+
+TlsVersion client_version(twinbench::TlsVersion v) { return v == twinbench::TLS1_2 ? TlsVersion::k1_2 : TlsVersion::k1_3; }
+
+}  // namespace
+
+TlsClientConfig client_tls_config(const twinbench::Scenario& scenario, std::string ca_pem) {
+  const twinbench::Tls t = with_defaults(scenario);
+  TlsClientConfig config;
+  config.trusted_ca_pem = std::move(ca_pem);
+  config.min_version = client_version(t.min_version());
+  config.max_version = client_version(t.max_version());
+  config.resumption = t.resumption();
+  return config;
+}
+
+TlsSetup make_tls_setup(const twinbench::Scenario& scenario, std::vector<std::string> server_names) {
+  const twinbench::Tls t = with_defaults(scenario);
+  server::CertProfile profile;
+  profile.key_type = key_type(t.key_type());
+  profile.intermediates = t.intermediates();
+  profile.names = std::move(server_names);
+  const server::Credentials credentials = server::make_credentials(profile);
+
+  const auto server_version = [](twinbench::TlsVersion v) {
+    return v == twinbench::TLS1_2 ? server::TlsVersion::k1_2 : server::TlsVersion::k1_3;
+  };
+  server::TlsServerConfig server_config;
+  server_config.chain_pem = credentials.chain_pem;
+  server_config.key_pem = credentials.key_pem;
+  server_config.min_version = server_version(t.min_version());
+  server_config.max_version = server_version(t.max_version());
+  server_config.resumption = t.resumption();
+
+  TlsSetup setup;
+  setup.server = std::make_shared<const server::TlsServerContext>(server_config);
+  setup.client = client_tls_config(scenario, credentials.ca_pem);
+  setup.ca_pem = credentials.ca_pem;
+  setup.handshake_cpu_ms = t.handshake_cpu_ms();
+  return setup;
+}
+
+}  // namespace tb::app

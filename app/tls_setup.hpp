@@ -1,0 +1,31 @@
+#pragma once
+// HTTPS for a run: the scenario's tls section mapped onto the server and client cores, with test
+// credentials generated for the names the clients will use.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "scenario.pb.h"
+#include "twinbench/clientcore/tls_client.hpp"
+#include "twinbench/servercore/tls_certs.hpp"
+#include "twinbench/servercore/tls_server.hpp"
+
+namespace tb::app {
+
+struct TlsSetup {
+  std::shared_ptr<const server::TlsServerContext> server;
+  TlsClientConfig client;  // trusts the generated root
+  std::string ca_pem;
+  double handshake_cpu_ms = 0;
+};
+
+// An https:// base_url or a tls section.
+bool uses_tls(const twinbench::Scenario& scenario);
+server::KeyType key_type(twinbench::KeyType k);
+// The clients' side alone (for a server the run does not start), trusting `ca_pem` (empty: the
+// system's roots).
+TlsClientConfig client_tls_config(const twinbench::Scenario& scenario, std::string ca_pem);
+// `server_names`: what the server certificate names (host names or IP literals).
+TlsSetup make_tls_setup(const twinbench::Scenario& scenario, std::vector<std::string> server_names);
+
+}  // namespace tb::app

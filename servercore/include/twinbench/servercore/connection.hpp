@@ -1,0 +1,28 @@
+#pragma once
+// What the live and simulated servers drive per accepted connection: bytes in, writes out. The
+// plain benchmark server (ServerConnection) and its TLS wrapper (TlsServerConnection) both are one.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace tb::server {
+
+class Connection {
+ public:
+  virtual ~Connection() = default;
+  // Feeds bytes received from the client (any split).
+  virtual void on_receive(std::span<const std::byte> data) = 0;
+  // The client half-closed or the connection dropped.
+  virtual void on_peer_closed() = 0;
+  // The next write to make, as one write call; empty when nothing is pending. Valid until
+  // write_done().
+  virtual std::span<const std::byte> next_write() = 0;
+  virtual void write_done() = 0;
+  // True once every pending write is done and the connection should be closed.
+  virtual bool should_close() const = 0;
+  virtual std::uint64_t requests_served() const = 0;
+  // True while a TLS handshake is under way (always false for plain HTTP).
+  virtual bool handshaking() const { return false; }
+};
+
+}  // namespace tb::server

@@ -1,0 +1,64 @@
+#pragma once
+// HTTPS for the benchmark server: TLS (OpenSSL through memory BIOs, so still sans-IO) around a
+// ServerConnection. Each plaintext write of the wrapped core becomes its TLS records in one write,
+// and handshake output produced by received bytes (e.g. TLS 1.3 session tickets) goes out with
+// the next write, so the server makes the same writes as without TLS plus its handshake flights.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "twinbench/servercore/connection.hpp"
+#include "twinbench/servercore/server_connection.hpp"
+
+struct ssl_ctx_st;
+
+namespace tb::server {
+
+enum class TlsVersion { k1_2, k1_3 };
+
+struct TlsServerConfig {
+  std::string chain_pem;  // server certificate first, then intermediates
+  std::string key_pem;
+  TlsVersion min_version = TlsVersion::k1_2;
+  TlsVersion max_version = TlsVersion::k1_3;
+  bool resumption = true;  // issue session tickets (TLS 1.2 and 1.3)
+};
+
+// Certificates, key and settings shared by every connection; immutable once made.
+class TlsServerContext {
+ public:
+  explicit TlsServerContext(const TlsServerConfig& config);  // throws std::runtime_error
+  ~TlsServerContext();
+  TlsServerContext(const TlsServerContext&) = delete;
+  TlsServerContext& operator=(const TlsServerContext&) = delete;
+  ssl_ctx_st* native() const { return ctx_; }
+
+ private:
+  ssl_ctx_st* ctx_;
+};
+
+class TlsServerConnection : public Connection {
+ public:
+  TlsServerConnection(std::shared_ptr<const TlsServerContext> context, ServerConfig config = {});
+  ~TlsServerConnection() override;
+
+  void on_receive(std::span<const std::byte> data) override;
+  void on_peer_closed() override;
+  std::span<const std::byte> next_write() override;
+  void write_done() override;
+  bool should_close() const override;
+  std::uint64_t requests_served() const override;
+  bool handshaking() const override;
+  // Why the handshake or the connection failed; empty while all is well.
+  const std::string& error() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// A plain connection, or a TLS one when `tls` is set.
+std::unique_ptr<Connection> make_connection(const ServerConfig& config,
+                                            const std::shared_ptr<const TlsServerContext>& tls);
+
+}  // namespace tb::server

@@ -1,0 +1,191 @@
+#include "twinbench/servercore/tls_server.hpp"
+
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
+
+#include <array>
+#include <stdexcept>
+#include <vector>
+
+namespace tb::server {
+namespace {
+
+constexpr unsigned char kAlpnHttp11[] = {8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
+
+int protocol(TlsVersion v) { return v == TlsVersion::k1_2 ? TLS1_2_VERSION : TLS1_3_VERSION; }
+
+std::string openssl_error(const char* what) {
+  std::string text = what;
+  while (const unsigned long e = ERR_get_error()) {
+    std::array<char, 256> buf{};
+    ERR_error_string_n(e, buf.data(), buf.size());
+    text += std::string(": ") + buf.data();
+  }
+  return text;
+}
+
+int select_alpn(SSL*, const unsigned char** out, unsigned char* out_len, const unsigned char* in,
+                unsigned int in_len, void*) {
+  unsigned char* selected = nullptr;
+  if (SSL_select_next_proto(&selected, out_len, kAlpnHttp11, sizeof kAlpnHttp11, in, in_len) !=
+      OPENSSL_NPN_NEGOTIATED)
+    return SSL_TLSEXT_ERR_ALERT_FATAL;  // a client that offers ALPN but not http/1.1
+  *out = selected;
+  return SSL_TLSEXT_ERR_OK;
+}
+
+}  // namespace
+
+TlsServerContext::TlsServerContext(const TlsServerConfig& config) : ctx_(SSL_CTX_new(TLS_server_method())) {
+  ERR_clear_error();
+  if (!ctx_) throw std::runtime_error(openssl_error("TLS server context"));
+  auto fail = [&](const char* what) {
+    const std::string why = openssl_error(what);
+    SSL_CTX_free(ctx_);
+    throw std::runtime_error(why);
+  };
+  SSL_CTX_set_min_proto_version(ctx_, protocol(config.min_version));
+  SSL_CTX_set_max_proto_version(ctx_, protocol(config.max_version));
+  // X25519 first: fixed-size key shares keep handshake sizes the same run to run.
+  if (SSL_CTX_set1_groups_list(ctx_, "X25519:P-256") != 1) fail("TLS groups");
+  BIO* chain = BIO_new_mem_buf(config.chain_pem.data(), static_cast<int>(config.chain_pem.size()));
+  X509* leaf = PEM_read_bio_X509(chain, nullptr, nullptr, nullptr);
+  const bool leaf_ok = leaf && SSL_CTX_use_certificate(ctx_, leaf) == 1;
+  X509_free(leaf);
+  while (leaf_ok) {
+    X509* ca = PEM_read_bio_X509(chain, nullptr, nullptr, nullptr);
+    if (!ca) break;
+    SSL_CTX_add_extra_chain_cert(ctx_, ca);  // takes ownership
+  }
+  BIO_free(chain);
+  ERR_clear_error();  // the end of the PEM list
+  if (!leaf_ok) fail("TLS server certificate");
+  BIO* key_bio = BIO_new_mem_buf(config.key_pem.data(), static_cast<int>(config.key_pem.size()));
+  EVP_PKEY* key = PEM_read_bio_PrivateKey(key_bio, nullptr, nullptr, nullptr);
+  BIO_free(key_bio);
+  const bool key_ok = key && SSL_CTX_use_PrivateKey(ctx_, key) == 1 && SSL_CTX_check_private_key(ctx_) == 1;
+  EVP_PKEY_free(key);
+  if (!key_ok) fail("TLS server key");
+  SSL_CTX_set_alpn_select_cb(ctx_, select_alpn, nullptr);
+  if (config.resumption) {
+    SSL_CTX_set_num_tickets(ctx_, 1);  // OpenSSL sends 2 by default; clients need one
+  } else {
+    SSL_CTX_set_options(ctx_, SSL_OP_NO_TICKET);
+    SSL_CTX_set_num_tickets(ctx_, 0);
+    SSL_CTX_set_session_cache_mode(ctx_, SSL_SESS_CACHE_OFF);
+  }
+}
+
+TlsServerContext::~TlsServerContext() { SSL_CTX_free(ctx_); }
+
+struct TlsServerConnection::Impl {
+  std::shared_ptr<const TlsServerContext> context;
+  ServerConnection inner;
+  SSL* ssl;
+  BIO* in;   // ciphertext received, read by OpenSSL
+  BIO* out;  // ciphertext OpenSSL produced, not yet handed out
+  std::vector<std::byte> pending;  // the current write (valid until write_done)
+  bool failed = false;
+  bool peer_closed = false;
+  bool shutdown_sent = false;
+  std::string error;
+
+  Impl(std::shared_ptr<const TlsServerContext> ctx, ServerConfig config)
+      : context(std::move(ctx)), inner(config), ssl(SSL_new(context->native())),
+        in(BIO_new(BIO_s_mem())), out(BIO_new(BIO_s_mem())) {
+    if (!ssl || !in || !out) throw std::runtime_error("TLS server connection: out of memory");
+    BIO_set_mem_eof_return(in, -1);  // an empty input BIO means "wait", not end of stream
+    SSL_set_bio(ssl, in, out);
+    SSL_set_accept_state(ssl);
+  }
+  ~Impl() { SSL_free(ssl); }
+
+  void fail(const char* what) {
+    failed = true;
+    error = openssl_error(what);
+  }
+
+  bool established() const { return SSL_is_init_finished(ssl) == 1; }
+
+  void receive(std::span<const std::byte> data) {
+    if (failed) return;
+    BIO_write(in, data.data(), static_cast<int>(data.size()));
+    if (!established()) {
+      ERR_clear_error();
+      const int r = SSL_do_handshake(ssl);
+      if (r != 1) {
+        const int e = SSL_get_error(ssl, r);
+        if (e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE) fail("TLS handshake");
+        return;
+      }
+    }
+    // The request may have arrived together with the client's Finished.
+    std::array<std::byte, 16 * 1024> plain;
+    for (;;) {
+      ERR_clear_error();
+      const int n = SSL_read(ssl, plain.data(), static_cast<int>(plain.size()));
+      if (n > 0) {
+        inner.on_receive(std::span(plain.data(), static_cast<std::size_t>(n)));
+        continue;
+      }
+      const int e = SSL_get_error(ssl, n);
+      if (e == SSL_ERROR_ZERO_RETURN) inner.on_peer_closed();  // close_notify
+      else if (e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE) fail("TLS read");
+      return;
+    }
+  }
+
+  bool closing() const { return failed || (peer_closed && !established()) || inner.should_close(); }
+
+  std::span<const std::byte> next() {
+    if (!pending.empty()) return pending;
+    if (!failed && established()) {
+      const auto plain = inner.next_write();
+      if (!plain.empty()) {
+        ERR_clear_error();
+        if (SSL_write(ssl, plain.data(), static_cast<int>(plain.size())) <= 0) fail("TLS write");
+        else inner.write_done();
+      } else if (inner.should_close() && !shutdown_sent) {
+        shutdown_sent = true;
+        SSL_shutdown(ssl);  // close_notify before the TCP close
+      }
+    }
+    const std::size_t n = BIO_ctrl_pending(out);
+    pending.resize(n);
+    if (n > 0) BIO_read(out, pending.data(), static_cast<int>(n));
+    return pending;
+  }
+};
+
+TlsServerConnection::TlsServerConnection(std::shared_ptr<const TlsServerContext> context, ServerConfig config)
+    : impl_(std::make_unique<Impl>(std::move(context), config)) {}
+TlsServerConnection::~TlsServerConnection() = default;
+
+void TlsServerConnection::on_receive(std::span<const std::byte> data) { impl_->receive(data); }
+
+void TlsServerConnection::on_peer_closed() {
+  impl_->peer_closed = true;
+  impl_->inner.on_peer_closed();
+}
+
+std::span<const std::byte> TlsServerConnection::next_write() { return impl_->next(); }
+void TlsServerConnection::write_done() { impl_->pending.clear(); }
+
+bool TlsServerConnection::should_close() const {
+  const bool flushed = impl_->pending.empty() && BIO_ctrl_pending(impl_->out) == 0;
+  const bool notified = impl_->failed || !impl_->established() || impl_->shutdown_sent;
+  return impl_->closing() && notified && flushed;
+}
+
+std::uint64_t TlsServerConnection::requests_served() const { return impl_->inner.requests_served(); }
+bool TlsServerConnection::handshaking() const { return !impl_->failed && !impl_->established(); }
+const std::string& TlsServerConnection::error() const { return impl_->error; }
+
+std::unique_ptr<Connection> make_connection(const ServerConfig& config,
+                                            const std::shared_ptr<const TlsServerContext>& tls) {
+  if (tls) return std::make_unique<TlsServerConnection>(tls, config);
+  return std::make_unique<ServerConnection>(config);
+}
+
+}  // namespace tb::server
