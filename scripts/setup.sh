@@ -10,6 +10,7 @@ packages=(
   libssl-dev                        # TLS (OpenSSL)
   libns3-dev ns3 libgsl-dev         # simulated backend (ns-3.37)
   gnuplot-nox                       # plots
+  parallel                          # sweep shards in the tests (GNU parallel)
 )
 missing=()
 for p in "${packages[@]}"; do

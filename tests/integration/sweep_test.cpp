@@ -1,0 +1,218 @@
+// Parameter sweeps: axis specs, byte-identical output however the points are scheduled (jobs,
+// shards merged), resuming without redoing points, and clear errors for bad input.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "commands.hpp"
+#include "sweep.hpp"
+
+namespace tb {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<std::string> texts(const app::Axis& axis) {
+  std::vector<std::string> out;
+  for (const auto& v : axis.values) out.push_back(v.text);
+  return out;
+}
+
+twinbench::Scenario two_variants() {
+  twinbench::Scenario s;
+  s.add_variants()->set_name("c3_coop");
+  s.add_variants()->set_name("nat_coop");
+  return s;
+}
+
+TEST(SweepAxis, UnitsRangesAndLists) {
+  const auto s = two_variants();
+  EXPECT_EQ(texts(app::parse_axis("rtt=10ms..40ms/4", s)), (std::vector<std::string>{"10", "20", "30", "40"}));
+  EXPECT_EQ(texts(app::parse_axis("rtt=500us,0.5s", s)), (std::vector<std::string>{"0.5", "500"}));
+  EXPECT_EQ(texts(app::parse_axis("rate=10Mbit,100mbit,1Gbit,512Kbit", s)),
+            (std::vector<std::string>{"10", "100", "1000", "0.512"}));
+  EXPECT_EQ(texts(app::parse_axis("size=1KiB..1MiB/3:log,0", s)),
+            (std::vector<std::string>{"1024", "32768", "1048576", "0"}));
+  EXPECT_EQ(texts(app::parse_axis("loss=0,1%,0.05", s)), (std::vector<std::string>{"0", "0.01", "0.05"}));
+  EXPECT_EQ(texts(app::parse_axis("cc=cubic,BBR,newreno", s)), (std::vector<std::string>{"cubic", "bbr", "newreno"}));
+  EXPECT_EQ(texts(app::parse_axis("variant=nat_coop", s)), (std::vector<std::string>{"nat_coop"}));
+  EXPECT_EQ(app::parse_axis("chunk=4KiB", s).column, "chunk_bytes");
+}
+
+TEST(SweepAxis, PointsVaryTheLastAxisFastestAndApply) {
+  auto s = two_variants();
+  s.add_frame_caps(60);
+  const std::vector<app::Axis> axes = {app::parse_axis("rtt=10ms,20ms", s), app::parse_axis("fps=30,60,120", s),
+                                       app::parse_axis("variant=nat_coop", s)};
+  const auto points = app::enumerate_points(axes);
+  ASSERT_EQ(points.size(), 6u);
+  EXPECT_EQ(points[1].key, "rtt_ms=10,fps=60,variant=nat_coop");
+  EXPECT_EQ(points[3].key, "rtt_ms=20,fps=30,variant=nat_coop");
+  const auto p = app::apply_point(s, axes, points[5]);
+  EXPECT_EQ(p.network().link().client_to_server_delay_ms(), 10);
+  EXPECT_EQ(p.network().link().server_to_client_delay_ms(), 10);
+  ASSERT_EQ(p.frame_caps_size(), 1);
+  EXPECT_EQ(p.frame_caps(0), 120u);
+  ASSERT_EQ(p.variants_size(), 1);
+  EXPECT_EQ(p.variants(0).name(), "nat_coop");
+}
+
+class Sweep : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("twinbench-sweep-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    // 8 points, 2 variants x 2 sizes each; loss makes the results depend on the points' seeds.
+    std::ofstream(scenario()) << "name: \"small\"\n"
+                                 "variants { name: \"c3_coop\" client: C3HTTP }\n"
+                                 "variants { name: \"nat_coop\" client: HTTP_REQUEST }\n"
+                                 "frame_caps: [60]\n"
+                                 "body_bytes: [0, 65536]\n"
+                                 "runs: 2\n"
+                                 "network { link { client_to_server_delay_ms: 5 server_to_client_delay_ms: 5\n"
+                                 "                 downlink_mbps: 50 uplink_mbps: 20 } }\n"
+                                 "sweep: \"rtt=10ms,40ms\"\n"
+                                 "sweep: \"rate=10Mbit,100Mbit\"\n";
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  fs::path scenario() const { return dir_ / "small.textproto"; }
+  std::vector<std::string> sweep_args(const std::string& out) const {
+    return {"sweep", scenario().string(), "--axis", "loss=0,2%", "--seed", "5", "-q", "--out", (dir_ / out).string()};
+  }
+  int run(std::vector<std::string> args, std::string* err = nullptr) {
+    args.insert(args.begin(), "twinbench");
+    ::testing::internal::CaptureStderr();
+    const int code = app::main_with_args(args);
+    const std::string e = ::testing::internal::GetCapturedStderr();
+    if (err) *err = e;
+    return code;
+  }
+  std::vector<std::string> with(std::vector<std::string> args, std::vector<std::string> extra) {
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  }
+  std::pair<std::string, std::string> outputs(const std::string& out) {
+    return {slurp(dir_ / out / "sweep.csv"), slurp(dir_ / out / "sweep.jsonl")};
+  }
+  fs::path dir_;
+};
+
+TEST_F(Sweep, OutputIsByteIdenticalForJobsAndMergedShards) {
+  std::string err;
+  ASSERT_EQ(run(with(sweep_args("j1"), {"--jobs", "1"}), &err), 0) << err;
+  EXPECT_NE(err.find("sweep: 8 points: ran 8, skipped 0 already done"), std::string::npos) << err;
+  ASSERT_EQ(run(with(sweep_args("j2"), {"--jobs", "2"})), 0);
+
+  // Four shards as a batch engine runs them: GNU parallel, one process per shard.
+  std::string shards;
+  for (const auto& arg : sweep_args("s{}")) shards += " '" + arg + "'";
+  const std::string command = "parallel --will-cite -j 4 '" TWINBENCH_BINARY "'" + shards +
+                              " --jobs 1 --shard {}/4 ::: 0 1 2 3";
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  std::vector<std::string> merge = {"merge"};
+  for (int i = 0; i < 4; ++i) merge.push_back((dir_ / ("s" + std::to_string(i))).string());
+  ASSERT_EQ(run(with(merge, {"--out", (dir_ / "merged").string()}), &err), 0) << err;
+
+  const auto first = outputs("j1");
+  const auto header = first.first.substr(0, first.first.find('\n'));
+  EXPECT_EQ(header,
+            "point,rtt_ms,rate_mbps,loss,fps,body_bytes,variant,runs,failures,median_ms,q1_ms,q3_ms,min_ms,max_ms,"
+            "p95_ms,p99_ms,median_frames");
+  EXPECT_EQ(std::count(first.first.begin(), first.first.end(), '\n'), 1 + 8 * 4);
+  EXPECT_EQ(std::count(first.second.begin(), first.second.end(), '\n'), 8 * 4);
+  EXPECT_NE(first.second.find("{\"point\":7,\"rtt_ms\":40,\"rate_mbps\":100,\"loss\":0.02,\"fps\":60,"),
+            std::string::npos)
+      << first.second;
+  EXPECT_EQ(outputs("j2"), first);
+  EXPECT_EQ(outputs("merged"), first);
+}
+
+TEST_F(Sweep, ResumesWithoutRedoingFinishedPoints) {
+  std::string err;
+  ASSERT_EQ(run(with(sweep_args("r"), {"--limit", "3"}), &err), 0) << err;
+  EXPECT_NE(err.find("ran 3, skipped 0 already done; 5 left"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(dir_ / "r" / "sweep.csv"));
+  // A point file is replaced by rename when rewritten, so its inode tells whether it was redone.
+  std::map<fs::path, ino_t> inodes;
+  for (const auto& f : fs::directory_iterator(dir_ / "r" / "points")) {
+    struct stat st {};
+    ASSERT_EQ(::stat(f.path().c_str(), &st), 0);
+    inodes[f.path()] = st.st_ino;
+  }
+  ASSERT_EQ(inodes.size(), 3u);
+
+  ASSERT_EQ(run(sweep_args("r"), &err), 0) << err;
+  EXPECT_NE(err.find("ran 5, skipped 3 already done"), std::string::npos) << err;
+  for (const auto& [path, inode] : inodes) {
+    struct stat st {};
+    ASSERT_EQ(::stat(path.c_str(), &st), 0);
+    EXPECT_EQ(st.st_ino, inode) << path;
+  }
+  ASSERT_EQ(run(sweep_args("r"), &err), 0) << err;
+  EXPECT_NE(err.find("ran 0, skipped 8 already done"), std::string::npos) << err;
+
+  ASSERT_EQ(run(sweep_args("fresh")), 0);
+  EXPECT_EQ(outputs("r"), outputs("fresh"));
+}
+
+TEST_F(Sweep, RefusesADirectoryOfAnotherSweepAndIncompleteMerges) {
+  ASSERT_EQ(run(with(sweep_args("a"), {"--shard", "0/2"})), 0);
+  std::string err;
+  EXPECT_EQ(run(with(sweep_args("a"), {"--runs", "3"}), &err), 2);
+  EXPECT_NE(err.find("holds another sweep"), std::string::npos) << err;
+  EXPECT_EQ(run({"merge", (dir_ / "a").string(), "--out", (dir_ / "m").string()}, &err), 2);
+  EXPECT_NE(err.find("4 of 8 points have no result"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(dir_ / "m"));
+}
+
+TEST_F(Sweep, BadAxisSpecsGiveClearErrors) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"speed=1,2", "--axis \"speed=1,2\": unknown axis \"speed\"; expected one of: rtt, rate, uplink, loss,"},
+      {"rtt=10", "\"rtt=10\": \"10\" has no unit; rtt takes us, ms, s"},
+      {"rtt=10xs", "bad unit \"xs\" in \"10xs\"; rtt takes us, ms, s"},
+      {"rtt=200ms..10ms/5", "range \"200ms..10ms/5\" is empty: expected A < B"},
+      {"rtt=10ms..200ms/1", "expected at least 2 points, got 1"},
+      {"rtt=10ms..200ms", "has no point count; expected A..B/N"},
+      {"rtt=10ms..200ms/4:lin", "expected \":log\" or nothing after the point count"},
+      {"rtt=-5ms", "rtt: expected a round-trip time >= 0, got \"-5ms\""},
+      {"rate=", "\"rate=\": no values"},
+      {"rate=fast", "\"fast\" is not a number"},
+      {"fps=29.5", "fps: expected a whole number, got \"29.5\""},
+      {"fps=30,60,30", "fps value 30 appears twice"},
+      {"loss=1.5", "loss: expected a loss probability from 0 to below 1"},
+      {"chunk=100", "chunk: expected a download chunk size from 256 B to 16 MiB"},
+      {"cc=reno", "unknown cc \"reno\"; expected one of: cubic, bbr, newreno"},
+      {"variant=c3_thr", "unknown variant \"c3_thr\"; expected one of: c3_coop, nat_coop"},
+  };
+  for (const auto& [spec, expected] : cases) {
+    std::string err;
+    EXPECT_EQ(run({"sweep", scenario().string(), "--axis", spec, "--out", (dir_ / "bad").string()}, &err), 2) << spec;
+    EXPECT_NE(err.find(expected), std::string::npos) << spec << "\n" << err;
+  }
+  std::string err;
+  EXPECT_EQ(run({"sweep", scenario().string(), "--axis", "rtt=1ms", "--axis", "rtt=2ms"}, &err), 2);
+  EXPECT_NE(err.find("axis rtt is given twice"), std::string::npos) << err;
+  EXPECT_EQ(run({"sweep", scenario().string(), "--shard", "4/4", "--out", (dir_ / "bad").string()}, &err), 2);
+  EXPECT_NE(err.find("--shard \"4/4\": expected 0 <= I < N"), std::string::npos) << err;
+
+  std::ofstream(scenario(), std::ios::app) << "sweep: \"jitter=2\"\n";
+  EXPECT_EQ(run({"sweep", scenario().string(), "--out", (dir_ / "bad").string()}, &err), 2);
+  EXPECT_NE(err.find(scenario().string() + ": sweep[2]: \"jitter=2\": \"2\" has no unit"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(dir_ / "bad"));
+}
+
+}  // namespace
+}  // namespace tb
