@@ -4,6 +4,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <optional>
 #include <thread>
@@ -11,9 +12,12 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "default_scenario.hpp"  // generated: scenarios/published/latency.textproto
+#include "embedded.hpp"
 #include "live_backend.hpp"
+#include "reproduce.hpp"
 #include "sim_backend.hpp"
+#include "sweep.hpp"
+#include "tls_setup.hpp"
 #include "twinbench/live/server.hpp"
 #include "twinbench/scenario/load.hpp"
 #include "twinbench/scenario/report.hpp"
@@ -32,6 +36,8 @@ struct RunArgs {
   std::optional<std::uint32_t> runs, warmups;
   bool quiet = false;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
+  bool tls = false;     // HTTPS even if the scenario has no tls section
+  std::string tls_ca;   // PEM file of the roots to trust for an external --server
 };
 
 // One status line on stderr, rewritten in place on a terminal, every few percent otherwise.
@@ -81,11 +87,13 @@ int finish_run(std::optional<twinbench::ResultSet> results, const std::string& o
 int run_command(const RunArgs& a) {
   twinbench::Scenario scenario;
   try {
-    scenario = a.scenario.empty() ? scenario::parse_scenario(kDefaultScenario, kDefaultScenarioName)
+    const auto& builtin = embedded::published_latency;
+    scenario = a.scenario.empty() ? scenario::parse_scenario(builtin.text, builtin.path)
                                   : scenario::load_scenario(a.scenario);
     if (a.runs) scenario.set_runs(*a.runs);
     if (a.warmups) scenario.set_warmups(*a.warmups);
-    const std::string origin = a.scenario.empty() ? kDefaultScenarioName : a.scenario;
+    if (a.tls) scenario.mutable_tls();
+    const std::string origin = a.scenario.empty() ? builtin.path : a.scenario;
     scenario::validate_scenario(scenario, origin);
     if (a.backend == "sim") require_simulatable(scenario, origin);
   } catch (const std::exception& e) {
@@ -106,12 +114,33 @@ int run_command(const RunArgs& a) {
   std::optional<live::LiveServer> own_server;
   std::string base_url = a.server.empty() ? scenario.target().base_url() : a.server;
   if (base_url.empty()) {
-    live::ServerOptions options;
-    options.nodelay = a.nodelay;
-    own_server.emplace(options);
+    live::ServerOptions server_options;
+    server_options.nodelay = a.nodelay;
+    if (uses_tls(scenario)) {
+      try {
+        TlsSetup tls = make_tls_setup(scenario, {"127.0.0.1", "localhost"});
+        server_options.tls = tls.server;
+        options.tls = tls.client;
+      } catch (const std::exception& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return 1;
+      }
+    }
+    own_server.emplace(server_options);
     own_server->start();
     base_url = own_server->base_url();
     if (!a.quiet) std::cerr << "serving on " << base_url << " (loopback, Nagle " << (a.nodelay ? "off" : "on") << ")\n";
+  } else if (base_url.starts_with("https://")) {
+    std::string ca;
+    if (!a.tls_ca.empty()) {
+      std::ifstream in(a.tls_ca);
+      if (!in) {
+        std::cerr << "error: cannot read --tls-ca " << a.tls_ca << "\n";
+        return 2;
+      }
+      ca.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    options.tls = client_tls_config(scenario, ca);
   }
 
   LiveBackend live;
@@ -130,8 +159,68 @@ int run_command(const RunArgs& a) {
   return finish_run(std::move(results), out, a.quiet);
 }
 
-int serve_command(const live::ServerOptions& options) {
+struct ReproduceArgs {
+  std::string measured;  // validate only
+  std::string profile = "lightsail-2026";
+  std::string out = "out/reproduction";
+  unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
+  bool quiet = false;
+};
+
+// `reproduce` (the published run) and `validate` (a measured file) against the model.
+int compare_command(const ReproduceArgs& a, bool published) {
+  std::vector<MeasuredCell> measured;
+  twinbench::Scenario profile;
   try {
+    measured = published ? published_cells() : load_measured_csv(a.measured);
+    profile = load_profile(a.profile);
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  }
+  const std::string title = published ? "The published Lightsail run, reproduced in simulation"
+                                      : "Validation of " + a.measured + " against the model";
+  try {
+    const Comparison comparison = simulate_and_compare(measured, profile, a.jobs, !a.quiet);
+    write_comparison(comparison, a.out, title);
+    std::cout << comparison_markdown(comparison, title);
+    if (!a.quiet) std::cerr << "wrote " << a.out << "/reproduction.{csv,md,png,svg}\n";
+  } catch (const scenario::ScenarioError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return published ? 1 : 2;
+  }
+  return 0;
+}
+
+struct ServeTlsArgs {
+  bool enabled = false;
+  std::string key_type = "rsa2048";
+  std::uint32_t intermediates = 0;
+  std::string ca_out;  // where to write the root certificate; empty: print it on stdout
+};
+
+int serve_command(live::ServerOptions options, const ServeTlsArgs& tls) {
+  try {
+    if (tls.enabled) {
+      server::CertProfile profile;
+      for (auto k : {server::KeyType::kRsa2048, server::KeyType::kRsa4096, server::KeyType::kEd25519,
+                     server::KeyType::kEcdsaP256})
+        if (tls.key_type == server::to_string(k)) profile.key_type = k;
+      profile.intermediates = tls.intermediates;
+      profile.names = {options.bind_address, "localhost", "127.0.0.1"};
+      const auto credentials = server::make_credentials(profile);
+      options.tls = std::make_shared<const server::TlsServerContext>(
+          server::TlsServerConfig{credentials.chain_pem, credentials.key_pem});
+      if (tls.ca_out.empty()) {
+        std::cout << credentials.ca_pem << std::flush;
+      } else {
+        std::ofstream(tls.ca_out) << credentials.ca_pem;
+        std::cerr << "twinbench serve: wrote the root CA to " << tls.ca_out << "\n";
+      }
+    }
     live::LiveServer server(options);
     std::cerr << "twinbench serve: listening on " << server.base_url() << " (Nagle "
               << (options.nodelay ? "off" : "on") << "); Ctrl-C stops\n";
@@ -164,6 +253,8 @@ int main_with_args(const std::vector<std::string>& args) {
   run_cmd->add_option("--runs", run.runs, "Override the scenario's measured rounds");
   run_cmd->add_option("--warmups", run.warmups, "Override the scenario's warmup rounds");
   run_cmd->add_flag("--quiet,-q", run.quiet, "No progress on stderr");
+  run_cmd->add_flag("--tls", run.tls, "HTTPS (the scenario's tls section, or its defaults)");
+  run_cmd->add_option("--tls-ca", run.tls_ca, "PEM file of the roots to trust for an https --server");
 
   live::ServerOptions serve;
   serve.port = 8927;
@@ -171,6 +262,39 @@ int main_with_args(const std::vector<std::string>& args) {
   serve_cmd->add_option("--bind", serve.bind_address, "Address to bind");
   serve_cmd->add_option("--port", serve.port, "Port (0 = any free port)");
   serve_cmd->add_flag("--nodelay", serve.nodelay, "Disable Nagle (TCP_NODELAY) on accepted sockets");
+  ServeTlsArgs serve_tls;
+  serve_cmd->add_flag("--tls", serve_tls.enabled, "HTTPS with generated test certificates (TLS 1.2 and 1.3)");
+  serve_cmd->add_option("--tls-key-type", serve_tls.key_type, "Key type of the certificates")
+      ->check(CLI::IsMember({"rsa2048", "rsa4096", "ed25519", "ecdsa-p256"}))
+      ->capture_default_str();
+  serve_cmd->add_option("--tls-intermediates", serve_tls.intermediates, "Intermediate CAs in the chain sent")
+      ->check(CLI::Range(0u, 16u));
+  serve_cmd->add_option("--tls-ca-out", serve_tls.ca_out, "Write the root CA here (default: print it on stdout)");
+
+  ReproduceArgs reproduce;
+  auto* reproduce_cmd = app.add_subcommand(
+      "reproduce", "Simulate the published run's three scenarios and compare them with its numbers, cell by cell");
+  reproduce_cmd->add_option("--out", reproduce.out, "Output directory")->capture_default_str();
+  reproduce_cmd->add_option("--profile", reproduce.profile, "Network profile: built-in name or textproto file")
+      ->capture_default_str();
+  reproduce_cmd->add_option("--jobs,-j", reproduce.jobs, "Simulations run at once")->check(CLI::Range(1u, 256u));
+  reproduce_cmd->add_flag("--quiet,-q", reproduce.quiet, "No progress on stderr");
+
+  ReproduceArgs validate;
+  validate.out = "out/validation";
+  auto* validate_cmd = app.add_subcommand(
+      "validate", "Compare measured medians (reference CSV format or a results.csv) with the model");
+  validate_cmd->add_option("measured", validate.measured, "CSV file of measured cells")->required();
+  validate_cmd->add_option("--profile", validate.profile, "Network profile: built-in name or textproto file")
+      ->capture_default_str();
+  validate_cmd->add_option("--out", validate.out, "Output directory")->capture_default_str();
+  validate_cmd->add_option("--jobs,-j", validate.jobs, "Simulations run at once")->check(CLI::Range(1u, 256u));
+  validate_cmd->add_flag("--quiet,-q", validate.quiet, "No progress on stderr");
+
+  SweepArgs sweep;
+  auto* sweep_cmd = add_sweep_subcommand(app, sweep);
+  MergeArgs merge;
+  auto* merge_cmd = add_merge_subcommand(app, merge);
 
   std::vector<std::string> reversed(args.rbegin(), args.rend() - 1);
   try {
@@ -179,7 +303,11 @@ int main_with_args(const std::vector<std::string>& args) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   if (*run_cmd) return run_command(run);
-  return serve_command(serve);
+  if (*sweep_cmd) return sweep_command(sweep);
+  if (*merge_cmd) return merge_command(merge);
+  if (*reproduce_cmd) return compare_command(reproduce, /*published=*/true);
+  if (*validate_cmd) return compare_command(validate, /*published=*/false);
+  return serve_command(serve, serve_tls);
 }
 
 }  // namespace tb::app

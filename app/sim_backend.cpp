@@ -1,6 +1,5 @@
 #include "sim_backend.hpp"
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,6 +9,7 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "fork_pool.hpp"
 #include "twinbench/clientcore/url.hpp"
 #include "twinbench/scenario/load.hpp"
 
@@ -40,7 +40,21 @@ class CountingSink : public BodySink {
 std::string simulated_base_url(const twinbench::Scenario& s, const sim::SimNetwork& network) {
   const auto url = parse_url(s.target().base_url());
   const std::string host = url ? url->host : network.server_address();
-  return "http://" + host + ":" + std::to_string(network.server_port());
+  return (uses_tls(s) ? "https://" : "http://") + host + ":" + std::to_string(network.server_port());
+}
+
+// The simulated server's certificate names the scenario's host and the server's address.
+std::optional<TlsSetup> simulated_tls(const twinbench::Scenario& s) {
+  if (!uses_tls(s)) return std::nullopt;
+  std::vector<std::string> names;
+  if (const auto url = parse_url(s.target().base_url())) names.push_back(url->host);
+  names.push_back(sim::SimNetwork::kServerAddress);
+  return make_tls_setup(s, names);
+}
+
+sim::SimTls sim_tls(const std::optional<TlsSetup>& tls) {
+  if (!tls) return {};
+  return sim::SimTls{tls->server, tls->handshake_cpu_ms};
 }
 
 std::map<std::string, std::string> hosts(const twinbench::Scenario& s, const sim::SimNetwork& network) {
@@ -81,7 +95,10 @@ std::string CountingSinks::check_and_remove(const std::string& name, std::uint64
 
 SimBackend::SimBackend(const twinbench::Scenario& scenario, std::uint64_t seed)
     : scope_(seed),
-      network_(scenario.network(), seed),
+      random_(uses_tls(scenario) ? std::make_unique<server::DeterministicRandom>(seed) : nullptr),
+      tls_(simulated_tls(scenario)),
+      tls_client_(tls_ ? std::optional(tls_->client) : std::nullopt),
+      network_(scenario.network(), seed, {}, sim_tls(tls_)),
       threads_(scheduler_, Duration{1000}),
       base_url_(simulated_base_url(scenario, network_)),
       resolver_(scheduler_, from_ms(scenario.network().resolve_ms()), hosts(scenario, network_)),
@@ -111,6 +128,7 @@ std::vector<twinbench::Scenario> split_units(const twinbench::Scenario& s) {
 twinbench::ResultSet run_unit(const twinbench::Scenario& unit, runner::RunOptions options, std::uint64_t seed) {
   SimBackend sim(unit, seed);
   options.base_url = sim.base_url();
+  options.tls = sim.tls_client();
   return runner::run_scenario(unit, sim.backend(), options);
 }
 
@@ -122,44 +140,24 @@ std::vector<twinbench::ResultSet> run_units_forked(const std::vector<twinbench::
   const fs::path dir = fs::temp_directory_path() / ("twinbench-units-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   auto file_of = [&](std::size_t i) { return dir / ("unit-" + std::to_string(i) + ".pb"); };
-  std::map<pid_t, std::size_t> running;
-  std::string failure;
-  std::size_t next = 0, finished = 0;
-  while (finished < units.size()) {
-    while (next < units.size() && running.size() < jobs && failure.empty()) {
-      std::cout.flush();
-      std::cerr.flush();
-      const pid_t pid = ::fork();
-      if (pid < 0) throw std::runtime_error("fork failed");
-      if (pid == 0) {
-        int code = 0;
+  const auto failed = run_forked(
+      units.size(), jobs,
+      [&](std::size_t i) {
+        runner::RunOptions quiet = options;
+        quiet.on_sample = nullptr;
+        twinbench::ResultSet results;
         try {
-          runner::RunOptions quiet = options;
-          quiet.on_sample = nullptr;
-          const auto results = run_unit(units[next], quiet, seeds[next]);
-          std::ofstream out(file_of(next), std::ios::binary);
-          code = results.SerializeToOstream(&out) && out.flush() ? 0 : 3;
+          results = run_unit(units[i], quiet, seeds[i]);
         } catch (const std::exception& e) {
-          std::cerr << "error: unit " << next << ": " << e.what() << "\n";
-          code = 1;
+          throw std::runtime_error("unit " + std::to_string(i) + ": " + e.what());
         }
-        std::_Exit(code);
-      }
-      running[pid] = next++;
-    }
-    int status = 0;
-    const pid_t pid = ::waitpid(-1, &status, 0);
-    if (pid < 0) break;
-    const std::size_t unit = running.at(pid);
-    running.erase(pid);
-    ++finished;
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      failure = "simulation unit " + std::to_string(unit) + " failed";
-      if (next < units.size()) finished += units.size() - next, next = units.size();
-    } else if (options.on_sample) {
-      std::cerr << "simulated unit " << unit + 1 << "/" << units.size() << "\n";
-    }
-  }
+        std::ofstream out(file_of(i), std::ios::binary);
+        return results.SerializeToOstream(&out) && out.flush() ? 0 : 3;
+      },
+      [&](std::size_t i, bool ok) {
+        if (ok && options.on_sample) std::cerr << "simulated unit " << i + 1 << "/" << units.size() << "\n";
+      });
+  std::string failure = failed ? "simulation unit " + std::to_string(*failed) + " failed" : "";
   std::vector<twinbench::ResultSet> results(units.size());
   for (std::size_t i = 0; failure.empty() && i < units.size(); ++i) {
     std::ifstream in(file_of(i), std::ios::binary);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "scenario.pb.h"
@@ -12,7 +13,9 @@
 #include "twinbench/clientcore/scheduled_threads.hpp"
 #include "twinbench/runner/run_scenario.hpp"
 #include "twinbench/sim/ns_scheduler.hpp"
+#include "twinbench/servercore/deterministic_random.hpp"
 #include "twinbench/sim/sim_network.hpp"
+#include "tls_setup.hpp"
 
 namespace tb::app {
 
@@ -33,10 +36,17 @@ class SimBackend {
   // The URL requests go to: the scenario's host (resolved to the simulated server) or its address.
   const std::string& base_url() const { return base_url_; }
   const sim::SimNetwork& network() const { return network_; }
+  // For an HTTPS scenario: the clients' TLS settings, trusting the simulated server's root.
+  const std::optional<TlsClientConfig>& tls_client() const { return tls_client_; }
 
  private:
   sim::SimulationScope scope_;  // first in, last out: Simulator::Destroy runs after everything
+  // HTTPS only: OpenSSL's randomness seeded like the rest of the simulation, so handshake bytes
+  // (not just their sizes) are the same run to run.
+  std::unique_ptr<server::DeterministicRandom> random_;
   sim::NsScheduler scheduler_;
+  std::optional<TlsSetup> tls_;
+  std::optional<TlsClientConfig> tls_client_;
   sim::SimNetwork network_;
   ScheduledThreads threads_;
   std::string base_url_;

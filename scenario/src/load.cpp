@@ -153,6 +153,29 @@ void check_network(const Checker& check, const Node& node, const twinbench::Netw
   check_ms(check, node.field("resolve_ms"), network.resolve_ms());
 }
 
+void check_tls(const Checker& check, const Node& node, const Scenario& s) {
+  const auto& t = s.tls();
+  const auto& url = s.target().base_url();
+  check.require(url.empty() || url.starts_with("https://"), node.field("min_version"),
+                "a tls section only with an https:// or empty target.base_url", quoted(url));
+  const auto check_version = [&](std::string_view name, twinbench::TlsVersion v) {
+    check.require(v == twinbench::TLS1_2 || v == twinbench::TLS1_3, node.field(name), "TLS1_2 or TLS1_3",
+                  twinbench::TlsVersion_Name(v));
+  };
+  check_version("min_version", t.min_version());
+  check_version("max_version", t.max_version());
+  check.require(t.min_version() <= t.max_version(), node.field("max_version"),
+                "a version >= min_version " + twinbench::TlsVersion_Name(t.min_version()),
+                twinbench::TlsVersion_Name(t.max_version()));
+  check.require(s.engine() != twinbench::GODOT3 || t.max_version() == twinbench::TLS1_2, node.field("max_version"),
+                "TLS1_2 with engine GODOT3 (mbedTLS 2.16 has no TLS 1.3)", twinbench::TlsVersion_Name(t.max_version()));
+  check.require(t.key_type() >= twinbench::RSA_2048 && t.key_type() <= twinbench::ECDSA_P256, node.field("key_type"),
+                "RSA_2048, RSA_4096, ED25519 or ECDSA_P256", fmt::format("{}", static_cast<int>(t.key_type())));
+  check.require(t.intermediates() <= 16, node.field("intermediates"), "0 to 16 certificates",
+                fmt::format("{}", t.intermediates()));
+  check_ms(check, node.field("handshake_cpu_ms"), t.handshake_cpu_ms());
+}
+
 // Checks a scenario whose defaults have been applied.
 void check(const Scenario& s, const std::string& origin, const TextFormat::ParseInfoTree* tree) {
   const Checker check(origin);
@@ -213,6 +236,7 @@ void check(const Scenario& s, const std::string& origin, const TextFormat::Parse
   check_ms(check, loop.field("c3http_worker_sleep_ms"), s.frame_loop().c3http_worker_sleep_ms());
 
   if (s.has_network()) check_network(check, root.child("network"), s.network());
+  if (s.has_tls()) check_tls(check, root.child("tls"), s);
 }
 
 }  // namespace
@@ -224,6 +248,13 @@ void apply_defaults(Scenario& s) {
   auto& target = *s.mutable_target();
   if (target.ping_path().empty()) target.set_ping_path(std::string(kDefaultPingPath));
   if (target.download_path_template().empty()) target.set_download_path_template(std::string(kDefaultDownloadTemplate));
+  if (s.has_tls() || s.target().base_url().starts_with("https://")) {
+    auto& tls = *s.mutable_tls();
+    if (tls.min_version() == twinbench::TLS_VERSION_UNSPECIFIED) tls.set_min_version(twinbench::TLS1_2);
+    if (tls.max_version() == twinbench::TLS_VERSION_UNSPECIFIED)
+      tls.set_max_version(s.engine() == twinbench::GODOT3 ? twinbench::TLS1_2 : twinbench::TLS1_3);
+    if (tls.key_type() == twinbench::KEY_TYPE_UNSPECIFIED) tls.set_key_type(twinbench::RSA_2048);
+  }
   auto& loop = *s.mutable_frame_loop();
   if (!loop.has_http_request_worker_sleep_ms()) loop.set_http_request_worker_sleep_ms(kDefaultWorkerSleepMs);
   if (!loop.has_c3http_worker_sleep_ms()) loop.set_c3http_worker_sleep_ms(kDefaultWorkerSleepMs);

@@ -1,0 +1,397 @@
+#include "reproduce.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/text_format.h>
+
+#include "embedded.hpp"
+#include "sim_backend.hpp"
+#include "twinbench/scenario/load.hpp"
+#include "twinbench/scenario/report.hpp"
+
+namespace tb::app {
+
+namespace {
+
+std::vector<std::string> split(std::string_view line) {
+  std::vector<std::string> fields;
+  std::size_t start = 0;
+  while (true) {
+    const auto comma = line.find(',', start);
+    std::string field(line.substr(start, comma == std::string_view::npos ? line.npos : comma - start));
+    while (!field.empty() && (field.back() == ' ' || field.back() == '\r')) field.pop_back();
+    while (!field.empty() && field.front() == ' ') field.erase(field.begin());
+    fields.push_back(std::move(field));
+    if (comma == std::string_view::npos) return fields;
+    start = comma + 1;
+  }
+}
+
+template <typename T>
+T number(const std::string& text, const std::string& where, const std::string& column) {
+  T value{};
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
+    throw std::runtime_error(fmt::format("{}: {}: expected a number, got '{}'", where, column, text));
+  }
+  if constexpr (std::is_floating_point_v<T>) {
+    if (!std::isfinite(value) || value < 0) {
+      throw std::runtime_error(fmt::format("{}: {}: expected a finite number >= 0, got '{}'", where, column, text));
+    }
+  }
+  return value;
+}
+
+std::string key_of(const std::string& scenario, std::uint32_t fps, std::uint64_t bytes, const std::string& variant) {
+  return fmt::format("{},{},{},{}", scenario, fps, bytes, variant);
+}
+
+const embedded::EmbeddedFile* published_scenario_file(const std::string& name) {
+  if (name == "latency") return &embedded::published_latency;
+  if (name == "small_download") return &embedded::published_small_download;
+  if (name == "file_download") return &embedded::published_file_download;
+  return nullptr;
+}
+
+std::string size_label(std::uint64_t bytes) {
+  if (bytes == 0) return "ping";
+  if (bytes % (1024 * 1024) == 0) return fmt::format("{} MB", bytes >> 20);
+  if (bytes % 1024 == 0) return fmt::format("{} KB", bytes >> 10);
+  return fmt::format("{} B", bytes);
+}
+
+std::string fps_label(std::uint32_t fps) { return fps ? fmt::format("{} fps", fps) : "uncapped"; }
+
+}  // namespace
+
+std::vector<MeasuredCell> parse_measured_csv(std::string_view text, const std::string& origin) {
+  std::vector<MeasuredCell> cells;
+  std::map<std::string, int> columns;
+  std::map<std::string, std::string> seen;
+  std::istringstream in{std::string(text)};
+  std::string line;
+  int number_of_line = 0;
+  const std::vector<std::string> required = {"scenario", "fps", "body_bytes", "variant", "median_ms"};
+  while (std::getline(in, line)) {
+    ++number_of_line;
+    const std::string where = fmt::format("{}:{}", origin, number_of_line);
+    if (line.empty() || line == "\r" || line.front() == '#') continue;
+    const auto fields = split(line);
+    if (columns.empty()) {
+      for (std::size_t i = 0; i < fields.size(); ++i) columns[fields[i]] = static_cast<int>(i);
+      for (const auto& name : required) {
+        if (!columns.count(name)) {
+          throw std::runtime_error(fmt::format("{}: header: expected a column '{}' (columns {}), got '{}'", where,
+                                               name, fmt::join(required, ","), line));
+        }
+      }
+      continue;
+    }
+    if (fields.size() != columns.size()) {
+      throw std::runtime_error(
+          fmt::format("{}: expected {} comma-separated fields like the header, got {}", where, columns.size(), fields.size()));
+    }
+    auto field = [&](const char* name) -> const std::string& { return fields[static_cast<std::size_t>(columns.at(name))]; };
+    MeasuredCell c;
+    c.origin = where;
+    c.scenario = field("scenario");
+    c.variant = field("variant");
+    if (c.scenario.empty()) throw std::runtime_error(where + ": scenario: expected a name, got nothing");
+    if (c.variant.empty()) throw std::runtime_error(where + ": variant: expected a name, got nothing");
+    c.fps = number<std::uint32_t>(field("fps"), where, "fps");
+    c.body_bytes = number<std::uint64_t>(field("body_bytes"), where, "body_bytes");
+    c.median_ms = number<double>(field("median_ms"), where, "median_ms");
+    if (columns.count("min_ms") && columns.count("q1_ms") && columns.count("q3_ms") && columns.count("max_ms")) {
+      scenario::Summary s{};
+      s.min = number<double>(field("min_ms"), where, "min_ms");
+      s.q1 = number<double>(field("q1_ms"), where, "q1_ms");
+      s.median = c.median_ms;
+      s.q3 = number<double>(field("q3_ms"), where, "q3_ms");
+      s.max = number<double>(field("max_ms"), where, "max_ms");
+      if (!(s.min <= s.q1 && s.q1 <= s.median && s.median <= s.q3 && s.q3 <= s.max)) {
+        throw std::runtime_error(where + ": expected min_ms <= q1_ms <= median_ms <= q3_ms <= max_ms");
+      }
+      c.summary = s;
+    }
+    const std::string key = key_of(c.scenario, c.fps, c.body_bytes, c.variant);
+    if (const auto it = seen.find(key); it != seen.end()) {
+      throw std::runtime_error(fmt::format("{}: cell {} appears twice (first at {})", where, key, it->second));
+    }
+    seen[key] = where;
+    cells.push_back(std::move(c));
+  }
+  if (columns.empty()) throw std::runtime_error(origin + ": expected a header line, got an empty file");
+  if (cells.empty()) throw std::runtime_error(origin + ": expected at least one cell, got none");
+  return cells;
+}
+
+std::vector<MeasuredCell> load_measured_csv(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot open");
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_measured_csv(text.str(), path);
+}
+
+void attach_summaries(std::vector<MeasuredCell>& medians, const std::vector<MeasuredCell>& summaries) {
+  std::map<std::string, const MeasuredCell*> by_key;
+  for (const auto& s : summaries) by_key[key_of(s.scenario, s.fps, s.body_bytes, s.variant)] = &s;
+  for (auto& m : medians) {
+    const auto it = by_key.find(key_of(m.scenario, m.fps, m.body_bytes, m.variant));
+    if (it != by_key.end() && it->second->summary) m.summary = it->second->summary;
+  }
+}
+
+std::vector<MeasuredCell> published_cells() {
+  auto medians = parse_measured_csv(embedded::reference_medians.text, embedded::reference_medians.path);
+  attach_summaries(medians, parse_measured_csv(embedded::reference_summary.text, embedded::reference_summary.path));
+  return medians;
+}
+
+namespace {
+
+// A profile is a partial Scenario: parsed, not validated on its own (the overlaid scenarios are).
+twinbench::Scenario parse_profile(const std::string& text, const std::string& origin) {
+  struct Collector : google::protobuf::io::ErrorCollector {
+    std::string origin, first;
+    void AddError(int line, int column, const std::string& message) override {
+      if (first.empty()) first = fmt::format("{}:{}:{}: {}", origin, line + 1, column + 1, message);
+    }
+  } errors;
+  errors.origin = origin;
+  google::protobuf::TextFormat::Parser parser;
+  parser.RecordErrorsTo(&errors);
+  twinbench::Scenario profile;
+  if (!parser.ParseFromString(text, &profile)) throw scenario::ScenarioError(errors.first);
+  if (profile.name().empty()) throw scenario::ScenarioError(origin + ": name: expected the profile's name, got none");
+  return profile;
+}
+
+}  // namespace
+
+twinbench::Scenario load_profile(const std::string& name_or_path) {
+  if (name_or_path == "lightsail-2026") {
+    return parse_profile(embedded::profile_lightsail_2026.text, embedded::profile_lightsail_2026.path);
+  }
+  std::ifstream in(name_or_path, std::ios::binary);
+  if (!in) {
+    throw scenario::ScenarioError(fmt::format("--profile {}: expected a built-in profile (lightsail-2026) or a "
+                                              "readable textproto file", name_or_path));
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_profile(text.str(), name_or_path);
+}
+
+bool CellComparison::within_one_frame() const { return std::abs(error_ms()) <= frame_ms + 1e-9; }
+
+bool CellComparison::within_goal() const {
+  return std::abs(error_ms()) <= std::max(frame_ms, 0.05 * measured.median_ms) + 1e-9;
+}
+
+double Comparison::median_abs_pct() const {
+  std::vector<double> v;
+  for (const auto& c : cells) v.push_back(std::abs(c.error_pct()));
+  return v.empty() ? 0 : scenario::summarize(v).median;
+}
+
+double Comparison::max_abs_pct() const {
+  double m = 0;
+  for (const auto& c : cells) m = std::max(m, std::abs(c.error_pct()));
+  return m;
+}
+
+std::size_t Comparison::within_one_frame() const {
+  return static_cast<std::size_t>(std::count_if(cells.begin(), cells.end(), [](const auto& c) { return c.within_one_frame(); }));
+}
+
+std::size_t Comparison::within_goal() const {
+  return static_cast<std::size_t>(std::count_if(cells.begin(), cells.end(), [](const auto& c) { return c.within_goal(); }));
+}
+
+Comparison simulate_and_compare(const std::vector<MeasuredCell>& measured, const twinbench::Scenario& profile,
+                                unsigned jobs, bool progress) {
+  // Group the cells by published scenario, keeping the published order of caps, sizes, variants.
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<const MeasuredCell*>> by_scenario;
+  for (const auto& c : measured) {
+    const auto* file = published_scenario_file(c.scenario);
+    if (!file) {
+      throw std::runtime_error(fmt::format("{}: scenario: expected latency, small_download or file_download, got '{}'",
+                                           c.origin, c.scenario));
+    }
+    if (!by_scenario.count(c.scenario)) order.push_back(c.scenario);
+    by_scenario[c.scenario].push_back(&c);
+  }
+  Comparison result;
+  result.profile = profile.name();
+  result.profile_description = profile.description();
+  std::map<std::string, scenario::Cell> simulated;
+  for (const auto& name : order) {
+    const auto* file = published_scenario_file(name);
+    const auto published = scenario::parse_scenario(file->text, file->path);
+    twinbench::Scenario s = published;
+    s.clear_variants();
+    s.clear_frame_caps();
+    s.clear_body_bytes();
+    const auto& cells = by_scenario[name];
+    auto wanted = [&](auto member, auto value) {
+      return std::any_of(cells.begin(), cells.end(), [&](const MeasuredCell* c) { return c->*member == value; });
+    };
+    for (const auto& v : published.variants()) {
+      if (wanted(&MeasuredCell::variant, v.name())) *s.add_variants() = v;
+    }
+    for (const MeasuredCell* c : cells) {
+      const bool known = std::any_of(published.variants().begin(), published.variants().end(),
+                                     [&](const auto& v) { return v.name() == c->variant; });
+      if (!known) throw std::runtime_error(fmt::format("{}: variant: '{}' is not a variant of {}", c->origin, c->variant, name));
+    }
+    std::vector<std::uint32_t> caps;
+    std::vector<std::uint64_t> sizes;
+    for (const MeasuredCell* c : cells) {
+      if (std::find(caps.begin(), caps.end(), c->fps) == caps.end()) caps.push_back(c->fps);
+      if (std::find(sizes.begin(), sizes.end(), c->body_bytes) == sizes.end()) sizes.push_back(c->body_bytes);
+    }
+    for (auto cap : caps) s.add_frame_caps(cap);
+    for (auto size : sizes) s.add_body_bytes(size);
+    s.set_engine(profile.engine());
+    *s.mutable_frame_loop() = profile.frame_loop();
+    *s.mutable_network() = profile.network();
+    scenario::apply_defaults(s);
+    scenario::validate_scenario(s, name + " under profile " + profile.name());
+    require_simulatable(s, name + " under profile " + profile.name());
+    runner::RunOptions options;
+    if (progress) {
+      options.on_sample = [name](const twinbench::Sample&, std::size_t done, std::size_t total) {
+        if (done == total || done % 100 == 0) std::fprintf(stderr, "%s: %zu/%zu samples\n", name.c_str(), done, total);
+      };
+    }
+    const auto results = run_simulated(s, options, jobs);
+    for (auto& cell : scenario::collect_cells(results)) {
+      simulated[key_of(cell.scenario, cell.fps, cell.body_bytes, cell.variant)] = std::move(cell);
+    }
+    if (progress) std::fprintf(stderr, "simulated %s\n", name.c_str());
+  }
+  for (const auto& m : measured) {
+    const auto& cell = simulated.at(key_of(m.scenario, m.fps, m.body_bytes, m.variant));
+    if (cell.elapsed_ms.empty()) {
+      throw std::runtime_error(fmt::format("{}: the simulation of this cell failed: {}", m.origin, cell.first_error));
+    }
+    CellComparison c;
+    c.measured = m;
+    c.simulated = scenario::summarize(cell.elapsed_ms);
+    c.simulated_frames = scenario::summarize(cell.frames).median;
+    c.frame_ms = m.fps ? 1000.0 / m.fps : std::max(profile.frame_loop().frame_work_ms(), 1e-3);
+    result.cells.push_back(std::move(c));
+  }
+  return result;
+}
+
+std::string comparison_markdown(const Comparison& c, const std::string& title) {
+  std::string out = fmt::format("# {}\n\nProfile `{}`: {}.\n\n", title, c.profile, c.profile_description);
+  out += fmt::format(
+      "**{} cells: {} within one frame of their cap, {} within max(1 frame, 5 %); median |error| {:.1f} %, "
+      "max {:.1f} %.**\n\n",
+      c.cells.size(), c.within_one_frame(), c.within_goal(), c.median_abs_pct(), c.max_abs_pct());
+  out += "Errors are simulated minus published median; one frame is 1/fps (the frame work time when uncapped).\n";
+  std::string current;
+  for (const auto& cell : c.cells) {
+    const auto& m = cell.measured;
+    if (m.scenario != current) {
+      current = m.scenario;
+      out += fmt::format("\n## {}\n\n| cell | variant | published | simulated | error ms | error % | error frames | sim frames |\n"
+                         "|---|---|---:|---:|---:|---:|---:|---:|\n",
+                         current);
+    }
+    out += fmt::format("| {}, {} | {} | {:.1f} | {:.1f} | {:+.1f} | {:+.1f} | {:+.1f}{} | {:.0f} |\n", fps_label(m.fps),
+                       size_label(m.body_bytes), m.variant, m.median_ms, cell.simulated.median, cell.error_ms(),
+                       cell.error_pct(), cell.error_frames(), cell.within_goal() ? "" : " ✗", cell.simulated_frames);
+  }
+  out += "\n## Five-number summaries, published / simulated (ms)\n\n"
+         "| scenario | cell | variant | min | q1 | median | q3 | max |\n|---|---|---|---:|---:|---:|---:|---:|\n";
+  for (const auto& cell : c.cells) {
+    const auto& m = cell.measured;
+    const auto& s = cell.simulated;
+    auto pair = [](std::optional<double> published, double simulated) {
+      return published ? fmt::format("{:.1f} / {:.1f}", *published, simulated) : fmt::format("– / {:.1f}", simulated);
+    };
+    const auto& p = m.summary;
+    out += fmt::format("| {} | {}, {} | {} | {} | {} | {} | {} | {} |\n", m.scenario, fps_label(m.fps),
+                       size_label(m.body_bytes), m.variant, pair(p ? std::optional(p->min) : std::nullopt, s.min),
+                       pair(p ? std::optional(p->q1) : std::nullopt, s.q1), pair(m.median_ms, s.median),
+                       pair(p ? std::optional(p->q3) : std::nullopt, s.q3),
+                       pair(p ? std::optional(p->max) : std::nullopt, s.max));
+  }
+  return out;
+}
+
+std::string comparison_csv(const Comparison& c) {
+  std::string out = "scenario,fps,body_bytes,variant,median_ms,published_ms,simulated_ms\n";
+  for (const auto& cell : c.cells) {
+    const auto& m = cell.measured;
+    out += fmt::format("{},{},{},{},{:.3f},{:.3f},{:.3f}\n", m.scenario, m.fps, m.body_bytes, m.variant, m.median_ms,
+                       m.median_ms, cell.simulated.median);
+  }
+  return out;
+}
+
+namespace {
+
+// Published against simulated medians, one point per cell, on log axes with the y = x line and
+// a +-5 % band. gnuplot renders it; without gnuplot the plot is skipped with a message.
+void write_plot(const Comparison& c, const std::filesystem::path& dir, const std::string& title) {
+  namespace fs = std::filesystem;
+  const fs::path work = fs::temp_directory_path() / fmt::format("twinbench-plot-{}", ::getpid());
+  fs::create_directories(work);
+  std::string data;
+  for (const auto& cell : c.cells) {
+    data += fmt::format("{:.3f} {:.3f} {}\n", cell.measured.median_ms, cell.simulated.median, cell.measured.scenario);
+  }
+  scenario::write_file_atomically(work / "cells.dat", data);
+  for (const auto& [terminal, extension] : {std::pair{"pngcairo size 900,800", "png"}, std::pair{"svg size 900,800", "svg"}}) {
+    const fs::path target = dir / fmt::format("reproduction.{}", extension);
+    const fs::path partial = dir / fmt::format(".reproduction.{}.partial", extension);
+    const std::string script = fmt::format(
+        "set terminal {}\nset output '{}'\nset title '{}' noenhanced\nset logscale xy\nset grid\n"
+        "set xlabel 'published median (ms)'\nset ylabel 'simulated median (ms)'\nset key top left\n"
+        "set xrange [20:20000]\nset yrange [20:20000]\n"
+        "plot x title 'simulated = published' lc rgb 'black', 1.05*x title '+5 %' dt 2 lc rgb 'gray', "
+        "0.95*x title '-5 %' dt 2 lc rgb 'gray', "
+        "'{}' using 1:(strcol(3) eq 'latency' ? $2 : 1/0) title 'latency' pt 7 ps 1.2, "
+        "'{}' using 1:(strcol(3) eq 'small_download' ? $2 : 1/0) title 'small download' pt 5 ps 1.2, "
+        "'{}' using 1:(strcol(3) eq 'file_download' ? $2 : 1/0) title 'file download' pt 9 ps 1.4\n",
+        terminal, partial.string(), title, (work / "cells.dat").string(), (work / "cells.dat").string(),
+        (work / "cells.dat").string());
+    scenario::write_file_atomically(work / "plot.gp", script);
+    const std::string command = fmt::format("gnuplot '{}' 2>'{}'", (work / "plot.gp").string(), (work / "gnuplot.log").string());
+    if (std::system(command.c_str()) != 0) {
+      std::fprintf(stderr, "warning: gnuplot failed or is missing; no %s plot (see scripts/setup.sh)\n", extension);
+      fs::remove(partial);
+      continue;
+    }
+    fs::rename(partial, target);
+  }
+  fs::remove_all(work);
+}
+
+}  // namespace
+
+void write_comparison(const Comparison& c, const std::string& dir, const std::string& title) {
+  scenario::write_file_atomically(std::filesystem::path(dir) / "reproduction.csv", comparison_csv(c));
+  scenario::write_file_atomically(std::filesystem::path(dir) / "reproduction.md", comparison_markdown(c, title));
+  write_plot(c, dir, title);
+}
+
+}  // namespace tb::app

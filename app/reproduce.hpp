@@ -1,0 +1,74 @@
+#pragma once
+// Measured numbers against the model: the published run (`twinbench reproduce`) or any file in
+// the reference CSV format (`twinbench validate`), cell by cell, under a named network profile.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "results.pb.h"
+#include "twinbench/scenario/stats.hpp"
+
+namespace tb::app {
+
+// One measured cell. Read from the reference CSV format: '#' comment lines, then a header naming
+// at least scenario,fps,body_bytes,variant,median_ms; min_ms,q1_ms,q3_ms,max_ms are used when
+// present (lightsail-published-summary.csv, twinbench's own results.csv).
+struct MeasuredCell {
+  std::string scenario;
+  std::uint32_t fps = 0;
+  std::uint64_t body_bytes = 0;
+  std::string variant;
+  double median_ms = 0;
+  std::optional<scenario::Summary> summary;  // min, q1, median, q3, max when the file has them
+  std::string origin;                        // "file:line", for messages
+};
+
+// Throws std::runtime_error naming file:line and the column for anything malformed.
+std::vector<MeasuredCell> parse_measured_csv(std::string_view text, const std::string& origin);
+std::vector<MeasuredCell> load_measured_csv(const std::string& path);
+// Adds the five-number summaries of `summaries` to the cells of `medians` (same keys).
+void attach_summaries(std::vector<MeasuredCell>& medians, const std::vector<MeasuredCell>& summaries);
+
+// A network profile: the engine, frame_loop and network of a Scenario-typed textproto, laid over
+// each published scenario. `name_or_path`: a built-in profile name or a file.
+twinbench::Scenario load_profile(const std::string& name_or_path);
+
+struct CellComparison {
+  MeasuredCell measured;
+  scenario::Summary simulated;
+  double simulated_frames = 0;  // median
+  double frame_ms = 0;          // the frame period of the cell (frame work when uncapped)
+  double error_ms() const { return simulated.median - measured.median_ms; }
+  double error_pct() const { return 100.0 * error_ms() / measured.median_ms; }
+  double error_frames() const { return error_ms() / frame_ms; }
+  bool within_one_frame() const;
+  bool within_goal() const;  // within max(1 frame, 5 %)
+};
+
+struct Comparison {
+  std::string profile;
+  std::string profile_description;
+  std::vector<CellComparison> cells;
+  double median_abs_pct() const;
+  double max_abs_pct() const;
+  std::size_t within_one_frame() const;
+  std::size_t within_goal() const;
+};
+
+// Simulates, under `profile`, the published scenarios restricted to the cells in `measured`
+// (same protocol: variants in interleave order, runs, warmups, sessions), and compares.
+// Throws std::runtime_error naming the line of a cell that is not part of a published scenario.
+Comparison simulate_and_compare(const std::vector<MeasuredCell>& measured, const twinbench::Scenario& profile,
+                                unsigned jobs, bool progress);
+
+std::string comparison_markdown(const Comparison& c, const std::string& title);
+// The reference columns, then published_ms,simulated_ms and the errors.
+std::string comparison_csv(const Comparison& c);
+// Writes DIR/reproduction.{csv,md} and, when gnuplot is available, DIR/reproduction.{png,svg}.
+void write_comparison(const Comparison& c, const std::string& dir, const std::string& title);
+
+// The published run: its medians and five-number summaries, built in.
+std::vector<MeasuredCell> published_cells();
+
+}  // namespace tb::app
