@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "calibrate.hpp"
 #include "embedded.hpp"
 #include "live_backend.hpp"
 #include "reproduce.hpp"
@@ -291,6 +292,24 @@ int main_with_args(const std::vector<std::string>& args) {
   validate_cmd->add_option("--jobs,-j", validate.jobs, "Simulations run at once")->check(CLI::Range(1u, 256u));
   validate_cmd->add_flag("--quiet,-q", validate.quiet, "No progress on stderr");
 
+  CalibrateArgs calibrate;
+  calibrate.jobs = std::max(1u, std::thread::hardware_concurrency());
+  auto* calibrate_cmd = app.add_subcommand(
+      "calibrate", "Fit a profile's global parameters on some published cells; report the held-out cells");
+  calibrate_cmd->add_option("--profile", calibrate.profile, "Starting profile: built-in name or textproto file")
+      ->capture_default_str();
+  calibrate_cmd->add_option("--fit", calibrate.fit, "Cells fitted: scenario[/fps[/bytes[/variant]]],... ('*' any)")
+      ->capture_default_str();
+  calibrate_cmd->add_option("--holdout", calibrate.holdout, "Cells reported, not fitted: patterns, or rest")
+      ->capture_default_str();
+  calibrate_cmd->add_option("--params", calibrate.params, "Parameters fitted, comma-separated (default: all)");
+  calibrate_cmd->add_option("--runs", calibrate.runs, "Measured rounds per cell during the search")
+      ->capture_default_str();
+  calibrate_cmd->add_option("--passes", calibrate.passes, "Coordinate-descent passes at most")->capture_default_str();
+  calibrate_cmd->add_option("--out", calibrate.out, "The fitted profile (textproto)")->capture_default_str();
+  calibrate_cmd->add_option("--jobs,-j", calibrate.jobs, "Simulations run at once")->check(CLI::Range(1u, 256u));
+  calibrate_cmd->add_flag("--quiet,-q", calibrate.quiet, "No progress on stderr");
+
   SweepArgs sweep;
   auto* sweep_cmd = add_sweep_subcommand(app, sweep);
   MergeArgs merge;
@@ -307,6 +326,7 @@ int main_with_args(const std::vector<std::string>& args) {
   if (*merge_cmd) return merge_command(merge);
   if (*reproduce_cmd) return compare_command(reproduce, /*published=*/true);
   if (*validate_cmd) return compare_command(validate, /*published=*/false);
+  if (*calibrate_cmd) return calibrate_command(calibrate);
   return serve_command(serve, serve_tls);
 }
 

@@ -222,7 +222,9 @@ std::size_t Comparison::within_goal() const {
 }
 
 Comparison simulate_and_compare(const std::vector<MeasuredCell>& measured, const twinbench::Scenario& profile,
-                                unsigned jobs, bool progress) {
+                                const CompareOptions& options) {
+  const unsigned jobs = options.jobs;
+  const bool progress = options.progress;
   // Group the cells by published scenario, keeping the published order of caps, sizes, variants.
   std::vector<std::string> order;
   std::map<std::string, std::vector<const MeasuredCell*>> by_scenario;
@@ -234,6 +236,16 @@ Comparison simulate_and_compare(const std::vector<MeasuredCell>& measured, const
     }
     if (!by_scenario.count(c.scenario)) order.push_back(c.scenario);
     by_scenario[c.scenario].push_back(&c);
+  }
+  // Every cell's variant must be one of its published scenario's, checked before simulating.
+  for (const auto& c : measured) {
+    const auto* file = published_scenario_file(c.scenario);
+    const auto published = scenario::parse_scenario(file->text, file->path);
+    const bool known = std::any_of(published.variants().begin(), published.variants().end(),
+                                   [&](const auto& v) { return v.name() == c.variant; });
+    if (!known) {
+      throw std::runtime_error(fmt::format("{}: variant: '{}' is not a variant of {}", c.origin, c.variant, c.scenario));
+    }
   }
   Comparison result;
   result.profile = profile.name();
@@ -269,16 +281,22 @@ Comparison simulate_and_compare(const std::vector<MeasuredCell>& measured, const
     s.set_engine(profile.engine());
     *s.mutable_frame_loop() = profile.frame_loop();
     *s.mutable_network() = profile.network();
+    // HTTPS: the profile's tls section and its target's base_url (scheme and host; an https://
+    // URL alone means TLS with the defaults). The paths stay the published ones.
+    if (profile.has_tls()) *s.mutable_tls() = profile.tls();
+    if (!profile.target().base_url().empty()) s.mutable_target()->set_base_url(profile.target().base_url());
+    if (options.runs) s.set_runs(options.runs);
+    if (options.warmups) s.set_warmups(*options.warmups);
     scenario::apply_defaults(s);
     scenario::validate_scenario(s, name + " under profile " + profile.name());
     require_simulatable(s, name + " under profile " + profile.name());
-    runner::RunOptions options;
+    runner::RunOptions run_options;
     if (progress) {
-      options.on_sample = [name](const twinbench::Sample&, std::size_t done, std::size_t total) {
+      run_options.on_sample = [name](const twinbench::Sample&, std::size_t done, std::size_t total) {
         if (done == total || done % 100 == 0) std::fprintf(stderr, "%s: %zu/%zu samples\n", name.c_str(), done, total);
       };
     }
-    const auto results = run_simulated(s, options, jobs);
+    const auto results = run_simulated(s, run_options, jobs);
     for (auto& cell : scenario::collect_cells(results)) {
       simulated[key_of(cell.scenario, cell.fps, cell.body_bytes, cell.variant)] = std::move(cell);
     }

@@ -59,8 +59,21 @@ struct Comparison {
 // Simulates, under `profile`, the published scenarios restricted to the cells in `measured`
 // (same protocol: variants in interleave order, runs, warmups, sessions), and compares.
 // Throws std::runtime_error naming the line of a cell that is not part of a published scenario.
+struct CompareOptions {
+  unsigned jobs = 1;
+  bool progress = false;
+  // Fewer measured rounds / warmups than the published protocol (calibration only; 0 / unset:
+  // the scenario's own). Without loss or jitter every measured round of a cell after its warmups
+  // is typically identical, so a few rounds give the same medians at a fraction of the cost.
+  std::uint32_t runs = 0;
+  std::optional<std::uint32_t> warmups;
+};
 Comparison simulate_and_compare(const std::vector<MeasuredCell>& measured, const twinbench::Scenario& profile,
-                                unsigned jobs, bool progress);
+                                const CompareOptions& options);
+inline Comparison simulate_and_compare(const std::vector<MeasuredCell>& measured, const twinbench::Scenario& profile,
+                                       unsigned jobs, bool progress) {
+  return simulate_and_compare(measured, profile, CompareOptions{jobs, progress, 0, std::nullopt});
+}
 
 std::string comparison_markdown(const Comparison& c, const std::string& title);
 // The reference columns, then published_ms,simulated_ms and the errors.

@@ -1,0 +1,272 @@
+#include "calibrate.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <google/protobuf/text_format.h>
+
+#include "twinbench/scenario/load.hpp"
+#include "twinbench/scenario/report.hpp"
+
+namespace tb::app {
+
+namespace {
+
+std::vector<double> range(double from, double to, double step) {
+  std::vector<double> v;
+  for (int i = 0;; ++i) {
+    const double x = from + i * step;
+    if (x > to + 1e-9) break;
+    v.push_back(std::round(x * 1e6) / 1e6);
+  }
+  return v;
+}
+
+std::vector<std::string> split_on(const std::string& text, char sep) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (true) {
+    const auto at = text.find(sep, start);
+    parts.push_back(text.substr(start, at == std::string::npos ? std::string::npos : at - start));
+    if (at == std::string::npos) return parts;
+    start = at + 1;
+  }
+}
+
+std::string value_text(double v) { return fmt::format("{:g}", v); }
+
+}  // namespace
+
+std::vector<CalibrationParameter> default_calibration_parameters() {
+  std::vector<CalibrationParameter> p;
+  p.push_back({"tls_max_version", "highest TLS version both sides allow (1.2 or 1.3)", {1.2, 1.3},
+               [](const twinbench::Scenario& s) { return s.tls().max_version() == twinbench::TLS1_2 ? 1.2 : 1.3; },
+               [](twinbench::Scenario& s, double v) {
+                 s.mutable_tls()->set_max_version(v < 1.25 ? twinbench::TLS1_2 : twinbench::TLS1_3);
+               }});
+  p.push_back({"handshake_cpu_ms", "server CPU time before its first handshake flight", range(0, 40, 1),
+               [](const twinbench::Scenario& s) { return s.tls().handshake_cpu_ms(); },
+               [](twinbench::Scenario& s, double v) { s.mutable_tls()->set_handshake_cpu_ms(v); }});
+  p.push_back({"server_delayed_ack_ms", "the server's minimum delayed-ACK timeout (Linux TCP_ATO_MIN: 40)",
+               range(20, 40, 1),
+               [](const twinbench::Scenario& s) {
+                 return s.network().server_tcp().has_delayed_ack_ms() ? s.network().server_tcp().delayed_ack_ms() : 40.0;
+               },
+               [](twinbench::Scenario& s, double v) { s.mutable_network()->mutable_server_tcp()->set_delayed_ack_ms(v); }});
+  p.push_back({"rtt_ms", "base RTT of the path, split evenly between the two one-way delays", range(30, 36, 0.5),
+               [](const twinbench::Scenario& s) {
+                 return s.network().link().client_to_server_delay_ms() + s.network().link().server_to_client_delay_ms();
+               },
+               [](twinbench::Scenario& s, double v) {
+                 s.mutable_network()->mutable_link()->set_client_to_server_delay_ms(v / 2);
+                 s.mutable_network()->mutable_link()->set_server_to_client_delay_ms(v / 2);
+               }});
+  p.push_back({"server_think_ms", "server time from a complete request to the response (Nginx -> Daphne -> Django)",
+               range(0, 3, 0.25), [](const twinbench::Scenario& s) { return s.network().server_think_ms(); },
+               [](twinbench::Scenario& s, double v) { s.mutable_network()->set_server_think_ms(v); }});
+  p.push_back({"downlink_mbps", "bottleneck rate server -> client", {100, 150, 200, 300, 400, 500, 600, 800, 1000},
+               [](const twinbench::Scenario& s) { return s.network().link().downlink_mbps(); },
+               [](twinbench::Scenario& s, double v) { s.mutable_network()->mutable_link()->set_downlink_mbps(v); }});
+  p.push_back({"http_request_worker_sleep_ms", "HTTPRequest worker sleep per iteration (Windows Sleep(1))",
+               range(1, 3, 0.25),
+               [](const twinbench::Scenario& s) {
+                 return s.frame_loop().has_http_request_worker_sleep_ms() ? s.frame_loop().http_request_worker_sleep_ms()
+                                                                         : 1.0;
+               },
+               [](twinbench::Scenario& s, double v) { s.mutable_frame_loop()->set_http_request_worker_sleep_ms(v); }});
+  return p;
+}
+
+std::vector<CalibrationParameter> select_parameters(const std::string& names) {
+  auto all = default_calibration_parameters();
+  if (names.empty()) return all;
+  std::vector<CalibrationParameter> chosen;
+  for (const auto& name : split_on(names, ',')) {
+    const auto it = std::find_if(all.begin(), all.end(), [&](const auto& p) { return p.name == name; });
+    if (it == all.end()) {
+      std::vector<std::string> known;
+      for (const auto& p : all) known.push_back(p.name);
+      throw std::runtime_error(fmt::format("--params: expected one of {}, got '{}'", fmt::join(known, ","), name));
+    }
+    chosen.push_back(*it);
+  }
+  return chosen;
+}
+
+namespace {
+
+bool pattern_matches(const MeasuredCell& c, const std::string& pattern) {
+  const auto parts = split_on(pattern, '/');
+  const std::vector<std::string> values = {c.scenario, std::to_string(c.fps), std::to_string(c.body_bytes), c.variant};
+  for (std::size_t i = 0; i < parts.size() && i < values.size(); ++i) {
+    if (parts[i] != "*" && parts[i] != values[i]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void check_cell_patterns(const std::string& patterns, const std::string& option) {
+  const auto cells = published_cells();
+  for (const auto& pattern : split_on(patterns, ',')) {
+    if (pattern == "rest" && option == "--holdout") continue;
+    if (split_on(pattern, '/').size() > 4 ||
+        std::none_of(cells.begin(), cells.end(), [&](const auto& c) { return pattern_matches(c, pattern); })) {
+      throw std::runtime_error(fmt::format(
+          "{}: expected patterns scenario[/fps[/bytes[/variant]]] ('*' for any) matching published cells, got '{}'",
+          option, pattern));
+    }
+  }
+}
+
+bool cell_matches(const MeasuredCell& c, const std::string& patterns) {
+  const auto list = split_on(patterns, ',');
+  return std::any_of(list.begin(), list.end(), [&](const auto& p) { return pattern_matches(c, p); });
+}
+
+double calibration_loss(const Comparison& c) {
+  double sum = 0;
+  for (const auto& cell : c.cells) sum += std::min(std::abs(cell.error_pct()), 100.0);
+  const double mean = c.cells.empty() ? 0 : sum / static_cast<double>(c.cells.size());
+  return 1000.0 * static_cast<double>(c.cells.size() - c.within_goal()) + mean;
+}
+
+namespace {
+
+std::string summary_line(const Comparison& c) {
+  return fmt::format("{} cells: {} within one frame, {} within max(1 frame, 5 %); median |error| {:.1f} %, max {:.1f} %",
+                     c.cells.size(), c.within_one_frame(), c.within_goal(), c.median_abs_pct(), c.max_abs_pct());
+}
+
+}  // namespace
+
+int calibrate_command(const CalibrateArgs& a) {
+  twinbench::Scenario start;
+  std::vector<CalibrationParameter> params;
+  std::vector<MeasuredCell> fit, holdout;
+  try {
+    check_cell_patterns(a.fit, "--fit");
+    check_cell_patterns(a.holdout, "--holdout");
+    start = load_profile(a.profile);
+    params = select_parameters(a.params);
+    if (a.runs < 1) throw std::runtime_error("--runs: expected >= 1");
+    for (auto& c : published_cells()) {
+      if (cell_matches(c, a.fit)) {
+        fit.push_back(c);
+      } else if (a.holdout == "rest" || cell_matches(c, a.holdout)) {
+        holdout.push_back(c);
+      }
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  CompareOptions search{a.jobs, false, a.runs, std::nullopt};
+  std::map<std::string, double> cache;  // parameter vector -> loss
+  std::size_t evaluations = 0;
+  auto key_of = [&](const twinbench::Scenario& s) {
+    std::string key;
+    for (const auto& p : params) key += value_text(p.get(s)) + ";";
+    return key;
+  };
+  auto loss_of = [&](const twinbench::Scenario& s) {
+    const std::string key = key_of(s);
+    if (const auto it = cache.find(key); it != cache.end()) return it->second;
+    const double loss = calibration_loss(simulate_and_compare(fit, s, search));
+    ++evaluations;
+    cache[key] = loss;
+    if (!a.quiet) std::cerr << fmt::format("  [{}] {}-> loss {:.3f}\n", evaluations, key, loss);
+    return loss;
+  };
+
+  twinbench::Scenario best = start;
+  double best_loss = 0;
+  try {
+    best_loss = loss_of(best);
+    for (unsigned pass = 0; pass < a.passes; ++pass) {
+      bool changed = false;
+      for (const auto& p : params) {
+        const double current = p.get(best);
+        double chosen = current, chosen_loss = best_loss;
+        for (double v : p.grid) {
+          twinbench::Scenario candidate = best;
+          p.set(candidate, v);
+          const double l = loss_of(candidate);
+          if (l < chosen_loss - 1e-9) chosen = v, chosen_loss = l;
+        }
+        if (chosen != current) {
+          p.set(best, chosen);
+          best_loss = chosen_loss;
+          changed = true;
+        }
+        if (!a.quiet) std::cerr << fmt::format("pass {}: {} = {} (loss {:.3f})\n", pass + 1, p.name, value_text(chosen), best_loss);
+      }
+      if (!changed) break;
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+  const double search_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  // The final figures with the published protocol (all runs).
+  Comparison fit_result, holdout_result;
+  try {
+    fit_result = simulate_and_compare(fit, best, CompareOptions{a.jobs, false, 0, std::nullopt});
+    if (!holdout.empty()) holdout_result = simulate_and_compare(holdout, best, CompareOptions{a.jobs, false, 0, std::nullopt});
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+  fit_result.profile = holdout_result.profile = best.name();
+  fit_result.profile_description = holdout_result.profile_description = best.description();
+
+  std::string report = fmt::format("# Calibration of profile `{}`\n\n", start.name());
+  report += fmt::format("Fitted on `{}` ({} cells, {} runs per cell during the search); held out: `{}` ({} cells). "
+                        "Coordinate descent over bounded grids, {} pass(es) at most, {} simulations, {:.0f} s.\n\n",
+                        a.fit, fit.size(), a.runs, a.holdout, holdout.size(), a.passes, evaluations, search_s);
+  report += "| parameter | start | fitted | grid | stands for |\n|---|---:|---:|---|---|\n";
+  std::string header;
+  for (const auto& p : params) {
+    report += fmt::format("| `{}` | {} | {} | {}..{} ({} values) | {} |\n", p.name, value_text(p.get(start)),
+                          value_text(p.get(best)), value_text(p.grid.front()), value_text(p.grid.back()), p.grid.size(),
+                          p.source);
+    header += fmt::format("#   {} = {} (start {}; grid {}..{})\n", p.name, value_text(p.get(best)), value_text(p.get(start)),
+                          value_text(p.grid.front()), value_text(p.grid.back()));
+  }
+  report += fmt::format("\n**Fit set: {}.**\n\n", summary_line(fit_result));
+  if (!holdout.empty()) report += fmt::format("**Held-out: {}.**\n\n", summary_line(holdout_result));
+  std::cout << report;
+  if (!holdout.empty()) std::cout << comparison_markdown(holdout_result, "Held-out cells") << "\n";
+  std::cout << comparison_markdown(fit_result, "Fitted cells");
+
+  std::string text;
+  google::protobuf::TextFormat::Printer printer;
+  printer.PrintToString(best, &text);
+  const std::string file = fmt::format(
+      "# proto-file: scenario/proto/scenario.proto\n# proto-message: twinbench.Scenario\n#\n"
+      "# Written by `twinbench calibrate --profile {} --fit {} --holdout {} --runs {}`.\n"
+      "# Fitted parameters:\n{}# Fit set: {}.\n# Held-out: {}.\n\n{}",
+      a.profile, a.fit, a.holdout, a.runs, header, summary_line(fit_result),
+      holdout.empty() ? std::string("none") : summary_line(holdout_result), text);
+  try {
+    const std::filesystem::path out(a.out);
+    if (out.has_parent_path()) std::filesystem::create_directories(out.parent_path());
+    scenario::write_file_atomically(out, file);
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+  if (!a.quiet) std::cerr << "wrote " << a.out << "\n";
+  return 0;
+}
+
+}  // namespace tb::app

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Assembles docs/model.md from docs/model.src.md (written by hand), the profile's current values
+# (scenarios/profiles/lightsail-2026.textproto) and the generated results:
+#   results/calibration/calibration.md   (twinbench calibrate's report)
+#   results/reproduction/reproduction.md (twinbench reproduce's report)
+#   results/reproduction/wall-time.txt   (written by --run)
+# Usage: bash scripts/model-doc.sh [--run] [--bin build/default/twinbench]
+#   --run: first re-run `twinbench reproduce --out results/reproduction` and time it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=build/default/twinbench
+run=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --run) run=1 ;;
+    --bin) bin="$2"; shift ;;
+    *) echo "usage: $0 [--run] [--bin PATH]" >&2; exit 2 ;;
+  esac
+  shift
+done
+profile=scenarios/profiles/lightsail-2026.textproto
+repro=results/reproduction/reproduction.md
+calib=results/calibration/calibration.md
+if [ "$run" = 1 ]; then
+  start=$(date +%s.%N)
+  "$bin" reproduce --out results/reproduction -q > /dev/null
+  end=$(date +%s.%N)
+  printf '%.0f s wall time on %s cores (%s)\n' "$(echo "$end - $start" | bc)" "$(nproc)" "$(uname -m)" \
+    > results/reproduction/wall-time.txt
+fi
+for f in "$repro" "$calib"; do
+  [ -f "$f" ] || { echo "error: $f is missing; run twinbench reproduce / calibrate first" >&2; exit 1; }
+done
+field() { grep -m1 -E "^\s*(\w+ \{ )?.*\b$1:" "$profile" | sed -E "s/.*\b$1: *([^ #}]+).*/\1/"; }
+delay=$(field client_to_server_delay_ms)
+rtt=$(echo "$delay * 2" | bc)
+version=$(field max_version)
+delack=$(grep -m1 -oE 'delayed_ack_ms: *[0-9.]+' "$profile" | grep -oE '[0-9.]+$' || echo 40)
+out=docs/model.md.partial
+sed -e "s/@tls_max_version@/$version/" \
+    -e "s/@handshake_cpu_ms@/$(field handshake_cpu_ms)/" \
+    -e "s/@http_request_worker_sleep_ms@/$(field http_request_worker_sleep_ms)/" \
+    -e "s/@rtt_ms@/$rtt/" \
+    -e "s/@downlink_mbps@/$(field downlink_mbps)/" \
+    -e "s/@server_delayed_ack_ms@/$delack/" \
+    -e "s/@server_think_ms@/$(field server_think_ms)/" \
+    docs/model.src.md > "$out"
+{
+  echo "From \`$repro\` (\`twinbench reproduce --out results/reproduction\`):"
+  echo
+  grep -m1 '^\*\*' "$repro"
+  echo
+  if [ -f results/reproduction/wall-time.txt ]; then
+    echo "Reproduce time: $(cat results/reproduction/wall-time.txt)."
+    echo
+  fi
+  echo "Calibration, from \`$calib\`:"
+  echo
+  # The calibration report up to its per-cell tables: the command, parameters and both summaries.
+  sed -n '3,/^\*\*Held-out/p' "$calib"
+  echo
+  echo "Per cell (published, simulated, errors; ✗ = outside max(1 frame, 5 %)):"
+  # The per-table sections of the reproduction report, without the five-number summaries.
+  sed -n '/^## latency/,/^## Five-number/p' "$repro" | sed '$d' | sed 's/^## /### /'
+  echo "The five-number summaries side by side are in [\`$repro\`](../$repro)."
+} >> "$out"
+mv "$out" docs/model.md
+echo "wrote docs/model.md"

@@ -1,0 +1,105 @@
+// `twinbench calibrate` on a tiny subset, and `twinbench validate`'s errors for malformed or
+// mismatched measured files (exit 2, the message names file:line).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "commands.hpp"
+
+namespace tb {
+namespace {
+
+namespace fs = std::filesystem;
+
+class CalibrateCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("twinbench-calibrate-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  fs::path write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name) << text;
+    return dir_ / name;
+  }
+  int run(std::vector<std::string> args, std::string* out, std::string* err) {
+    args.insert(args.begin(), "twinbench");
+    ::testing::internal::CaptureStderr();
+    ::testing::internal::CaptureStdout();
+    const int code = app::main_with_args(args);
+    *out = ::testing::internal::GetCapturedStdout();
+    *err = ::testing::internal::GetCapturedStderr();
+    return code;
+  }
+  void expect_bad_csv(const std::string& name, const std::string& text, int line, const std::string& what) {
+    const auto file = write(name, text);
+    std::string out, err;
+    EXPECT_EQ(run({"validate", file.string(), "--out", (dir_ / "v").string(), "-q"}, &out, &err), 2) << err;
+    EXPECT_NE(err.find(file.string() + ":" + std::to_string(line) + ":"), std::string::npos) << err;
+    EXPECT_NE(err.find(what), std::string::npos) << err;
+    EXPECT_FALSE(fs::exists(dir_ / "v" / "reproduction.csv"));
+  }
+  fs::path dir_;
+};
+
+const std::string kHeader = "scenario,fps,body_bytes,variant,median_ms\n";
+
+TEST_F(CalibrateCli, ValidateWrongColumnCount) {
+  expect_bad_csv("columns.csv", kHeader + "latency,60,0,c3_coop,183.3\nlatency,60,0,c3s_coop\n", 3,
+                 "expected 5 comma-separated fields");
+}
+
+TEST_F(CalibrateCli, ValidateNotANumber) {
+  expect_bad_csv("number.csv", "# comment\n" + kHeader + "latency,60,0,c3_coop,fast\n", 3, "median_ms");
+}
+
+TEST_F(CalibrateCli, ValidateUnknownScenario) {
+  expect_bad_csv("scenario.csv", kHeader + "latency,60,0,c3_coop,183.3\nbulk,60,0,c3_coop,183.3\n", 3, "bulk");
+}
+
+TEST_F(CalibrateCli, ValidateUnknownVariant) {
+  expect_bad_csv("variant.csv", kHeader + "latency,60,0,c3_coop,183.3\nlatency,60,0,curl,183.3\n", 3, "curl");
+}
+
+TEST_F(CalibrateCli, BadCellPatternIsBadInput) {
+  std::string out, err;
+  EXPECT_EQ(run({"calibrate", "--fit", "latency/45", "--out", (dir_ / "p.textproto").string()}, &out, &err), 2);
+  EXPECT_NE(err.find("--fit"), std::string::npos) << err;
+  EXPECT_EQ(run({"calibrate", "--params", "rtt", "--out", (dir_ / "p.textproto").string()}, &out, &err), 2);
+  EXPECT_NE(err.find("rtt_ms"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(dir_ / "p.textproto"));
+}
+
+// A tiny calibration: one parameter, two cells fitted, one held out, two runs per cell.
+TEST_F(CalibrateCli, FitsOneParameterOnATinySubsetAndWritesTheProfile) {
+  const auto file = dir_ / "fitted.textproto";
+  std::string out, err;
+  ASSERT_EQ(run({"calibrate", "--fit", "latency/60/0/c3s_coop,latency/60/0/c3s_thr", "--holdout",
+                 "latency/60/0/c3_coop", "--params", "server_think_ms", "--runs", "2", "--passes", "1", "--out",
+                 file.string(), "-q", "-j", "1"},
+                &out, &err),
+            0)
+      << err;
+  EXPECT_NE(out.find("server_think_ms"), std::string::npos) << out;
+  EXPECT_NE(out.find("Fit set: 2 cells"), std::string::npos) << out;
+  EXPECT_NE(out.find("Held-out: 1 cells"), std::string::npos) << out;
+  std::ifstream in(file);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_NE(text.str().find("server_think_ms ="), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("name: \"lightsail-2026\""), std::string::npos) << text.str();
+  // The fitted profile is a profile again.
+  const auto again = dir_ / "again.textproto";
+  ASSERT_EQ(run({"calibrate", "--profile", file.string(), "--fit", "latency/60/0/c3s_coop", "--holdout",
+                 "latency/60/0/c3s_thr", "--params", "server_think_ms", "--runs", "1", "--passes", "1", "--out",
+                 again.string(), "-q", "-j", "1"},
+                &out, &err),
+            0)
+      << err;
+}
+
+}  // namespace
+}  // namespace tb
