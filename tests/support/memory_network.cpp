@@ -65,6 +65,18 @@ class MemoryTransport : public Transport {
   void connect(const Endpoint&) override {
     c_->status = TransportStatus::kConnecting;
     auto& s = *c_->scheduler;
+    if (c_->link.connect_at_once && c_->link.one_way_delay == Duration{0}) {
+      c_->peer = make_peer_();
+      if (!c_->peer) {
+        c_->status = TransportStatus::kError;
+        c_->error = "connection refused";
+        return;
+      }
+      ++*accepted_;
+      c_->peer->on_connect(*c_);
+      c_->status = TransportStatus::kConnected;
+      return;
+    }
     // SYN reaches the server after one delay; SYN-ACK comes back after another.
     s.schedule_in(c_->link.one_way_delay, [c = c_, make = make_peer_, accepted = accepted_] {
       c->peer = make();

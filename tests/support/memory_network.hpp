@@ -20,6 +20,9 @@ namespace tb::testing {
 struct LinkConfig {
   Duration one_way_delay = std::chrono::milliseconds(10);
   double bytes_per_second = 0;  // 0: infinitely fast
+  // The handshake completes inside connect() (a loopback connect that wins the race against the
+  // next poll); only with a zero delay.
+  bool connect_at_once = false;
 };
 
 // The server side of one memory connection, as a peer sees it.

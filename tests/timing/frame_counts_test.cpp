@@ -22,18 +22,20 @@ using testing::kVariants;
 using testing::scenario_for;
 using testing::VariantCase;
 
-// What virtual time predicts for one request of `variant` on a link much faster than a frame.
-std::uint64_t predicted_frames(const VariantCase& v, std::uint32_t fps, std::uint64_t bytes) {
-  testing::ModelBench bench(fps, testing::LinkConfig{Duration{0}, 0});
+// What virtual time predicts for one request of `variant` on a link much faster than a frame,
+// with the connection up either at the first poll after connect() or only at the one after.
+std::uint64_t predicted_frames(const VariantCase& v, std::uint32_t fps, std::uint64_t bytes, bool connect_at_once) {
+  testing::ModelBench bench(fps, testing::LinkConfig{Duration{0}, 0, connect_at_once});
   std::unique_ptr<ClientModel> model;
   if (v.client == twinbench::HTTP_REQUEST) model = std::make_unique<HttpRequestModel>(bench.runtime(), HttpRequestOptions{});
   else model = std::make_unique<C3HttpModel>(bench.runtime(), C3HttpOptions{});
   return bench.run(*model, testing::ModelBench::get(testing::ModelBench::download(bytes))).frames;
 }
 
-// Loopback is faster than a frame, but a connect can complete before or after the poll that
-// follows it within the same frame (the kernel races the frame loop), so single samples may be a
-// frame short; the median of each cell is what the model predicts.
+// Loopback is faster than a frame, but a connect completes before or after the poll that follows
+// it within the same frame (the kernel races the frame loop). The model predicts both orderings;
+// each cell's median must be one of the two (any other count, e.g. a chunk gate off by one,
+// fails).
 TEST(LiveLoopback, CooperativeFrameCountsMatchTheVirtualTimeModel) {
   live::LiveServer server(live::ServerOptions{});
   server.start();
@@ -57,8 +59,12 @@ TEST(LiveLoopback, CooperativeFrameCountsMatchTheVirtualTimeModel) {
     const auto& [variant, fps, bytes] = cell;
     std::sort(counts.begin(), counts.end());
     const auto& v = variant == "c3_coop" ? coop[0] : coop[1];
-    EXPECT_EQ(counts[counts.size() / 2], predicted_frames(v, fps, bytes))
-        << variant << " at " << fps << " fps, " << bytes << " B";
+    const auto median = counts[counts.size() / 2];
+    const auto late = predicted_frames(v, fps, bytes, false);
+    const auto early = predicted_frames(v, fps, bytes, true);
+    EXPECT_TRUE(median == late || median == early)
+        << variant << " at " << fps << " fps, " << bytes << " B: live " << median << " frames, model "
+        << early << " (connected at once) or " << late;
   }
 }
 
@@ -127,7 +133,12 @@ TEST(SimVersusLive, FrameCountsAgreeOnALoopbackLikePath) {
       auto& simulated = sim_frames[cell];
       std::sort(counts.begin(), counts.end());
       std::sort(simulated.begin(), simulated.end());
-      EXPECT_EQ(counts[counts.size() / 2], simulated[simulated.size() / 2]) << cell;
+      // The simulated connect always completes after the poll that follows connect(); a live
+      // loopback connect may win that race and save exactly that one frame.
+      const auto live_median = counts[counts.size() / 2];
+      const auto sim_median = simulated[simulated.size() / 2];
+      EXPECT_TRUE(live_median == sim_median || live_median + 1 == sim_median)
+          << cell << ": live " << live_median << " frames, simulated " << sim_median;
     }
   }
 }
