@@ -1,5 +1,7 @@
 #include "twinbench/sim/linux_tcp_socket.hpp"
 
+#include "twinbench/sim/delivery_rate.hpp"
+
 #include <ns3/boolean.h>
 #include <ns3/nstime.h>
 #include <ns3/object-factory.h>
@@ -12,6 +14,7 @@
 #include <ns3/tcp-l4-protocol.h>
 #include <ns3/tcp-prr-recovery.h>
 #include <ns3/tcp-rx-buffer.h>
+#include <ns3/tcp-option-sack.h>
 #include <ns3/tcp-tx-buffer.h>
 
 #include <algorithm>
@@ -35,11 +38,16 @@ Ptr<ns3::Packet> LinuxTcpSocket::Recv(uint32_t max_size, uint32_t flags) {
   return p;
 }
 
-Ptr<ns3::TcpSocketBase> LinuxTcpSocket::Fork() { return ns3::CopyObject<LinuxTcpSocket>(this); }
+Ptr<ns3::TcpSocketBase> LinuxTcpSocket::Fork() {
+  auto copy = ns3::CopyObject<LinuxTcpSocket>(this);
+  copy->m_rateOps = ns3::CreateObject<DeliveryRateEstimator>();  // the base copy made a TcpRateLinux
+  return copy;
+}
 
 uint32_t LinuxTcpSocket::SendDataPacket(SequenceNumber32 seq, uint32_t max_size, bool with_ack) {
   const bool new_data = seq >= m_tcb->m_highTxMark.Get();
   const uint32_t size = TcpSocketBase::SendDataPacket(seq, max_size, with_ack);
+  if (!new_data) retransmitted_at_[seq] = ns3::Simulator::Now();
   if (new_data && size < m_tcb->m_segmentSize) {
     small_segment_end_ = seq + size;
     set_small_segment_outstanding(true);
@@ -61,7 +69,62 @@ void LinuxTcpSocket::SendEmptyPacket(uint8_t flags) {
 void LinuxTcpSocket::ReceivedAck(Ptr<ns3::Packet> packet, const ns3::TcpHeader& header) {
   // Before the base class acts on the ACK, which ends by sending pending data.
   if (small_segment_outstanding_ && header.GetAckNumber() >= small_segment_end_) set_small_segment_outstanding(false);
+  forget_sacked_retransmissions(header);
   TcpSocketBase::ReceivedAck(packet, header);
+  last_ack_received_ = ns3::Simulator::Now();
+  detect_lost_retransmissions();
+}
+
+// RACK (RFC 8985, Linux tcp_rack_detect_loss) marks a segment lost once a segment sent after it
+// has been delivered and an RTT plus a reordering window (min_rtt / 4) has passed since it was
+// sent, retransmissions included. ns-3.37 marks a segment lost only once (RFC 6675 IsLost), so a
+// dropped retransmission waits for the RTO, which resends the whole window from a cwnd of one.
+// ns-3's scoreboard lets a subclass mark only the head lost or the whole un-SACKed flight
+// (SetSentListLost), so when RACK finds a lost retransmission, or when nothing has been sent for an
+// RTT plus the window while ACKs kept arriving (every un-SACKed segment is then past its
+// deadline), the flight is marked lost: exact in the second case; in the first, segments sent
+// within the last RTT are resent early (at most one window of duplicates, versus Linux).
+void LinuxTcpSocket::detect_lost_retransmissions() {
+  retransmitted_at_.erase(retransmitted_at_.begin(), retransmitted_at_.lower_bound(m_txBuffer->HeadSequence()));
+  if (m_tcb->m_congState != TcpSocketState::CA_RECOVERY || m_txBuffer->GetRetransmitsCount() == 0) return;
+  const ns3::Time now = ns3::Simulator::Now();
+  const ns3::Time reo_wnd = m_tcb->m_minRtt == ns3::Time::Max() ? ns3::Time() : m_tcb->m_minRtt / 4;
+  const ns3::Time window = m_rtt->GetEstimate() + reo_wnd;
+  // The send time of the newest segment delivered so far (RACK.xmit_ts).
+  const ns3::Time newest_delivered = m_rateOps->GetConnectionRate().m_firstSentTime;
+  ns3::Time next_check = ns3::Time::Max();
+  bool lost = false;
+  for (const auto& [seq, sent] : retransmitted_at_) {
+    if (sent >= newest_delivered) continue;
+    if (now >= sent + window) {
+      lost = true;
+      break;
+    }
+    next_check = std::min(next_check, sent + window);
+  }
+  if (!lost && m_txBuffer->BytesInFlight() > 0 && last_ack_received_ > last_data_sent_) {
+    lost = now >= last_data_sent_ + window;
+    next_check = std::min(next_check, last_data_sent_ + window);
+  }
+  if (lost) {
+    m_txBuffer->SetSentListLost(false);
+    retransmitted_at_.clear();
+    SendPendingData(m_connected);
+  } else if (next_check != ns3::Time::Max() && (!reorder_timer_.IsRunning() || reorder_deadline_ != next_check)) {
+    reorder_timer_.Cancel();
+    reorder_deadline_ = next_check;
+    reorder_timer_ = ns3::Simulator::Schedule(next_check - now, &LinuxTcpSocket::detect_lost_retransmissions,
+                                              ns3::Ptr<LinuxTcpSocket>(this));
+  }
+}
+
+// Retransmissions the receiver has SACKed are delivered, not candidates for RACK.
+void LinuxTcpSocket::forget_sacked_retransmissions(const ns3::TcpHeader& header) {
+  if (retransmitted_at_.empty() || !header.HasOption(ns3::TcpOption::SACK)) return;
+  const auto sack = ns3::DynamicCast<const ns3::TcpOptionSack>(header.GetOption(ns3::TcpOption::SACK));
+  for (const auto& [begin, end] : sack->GetSackList()) {
+    retransmitted_at_.erase(retransmitted_at_.lower_bound(begin), retransmitted_at_.lower_bound(end));
+  }
 }
 
 void LinuxTcpSocket::set_small_segment_outstanding(bool outstanding) {
@@ -352,6 +415,7 @@ Ptr<LinuxTcpSocket> create_tcp_socket(Ptr<ns3::Node> node, const ResolvedTcp& tc
   socket->SetRtt(ns3::CreateObject<ns3::RttMeanDeviation>());
   socket->SetCongestionControlAlgorithm(congestion);
   socket->SetRecoveryAlgorithm(ns3::CreateObject<ns3::TcpPrrRecovery>());
+  socket->m_rateOps = ns3::CreateObject<DeliveryRateEstimator>();
 
   const ns3::Time min_rto = ns3::MicroSeconds(static_cast<std::int64_t>(tcp.min_rto_ms * 1000));
   socket->SetAttribute("SegmentSize", ns3::UintegerValue(tcp.segment_size(mtu_bytes)));

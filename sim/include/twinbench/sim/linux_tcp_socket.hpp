@@ -6,6 +6,7 @@
 // - every Send() pushes at once, as each send() syscall does (ns-3 defers to the next time step,
 //   which merges writes made in one event). So Send() must not be called from inside this
 //   socket's callbacks (the send callback runs inside the transmit loop): defer with ScheduleNow;
+// - delivery-rate samples as Linux takes them (DeliveryRateEstimator, for BBR);
 // - a window update when the application's read opens the receive window significantly
 //   (tcp_cleanup_rbuf); ns-3 only reports the larger window on the next outgoing segment;
 // - Linux's receive-side ACK decision instead of ns-3's "every DelAckCount-th segment, else after
@@ -14,7 +15,9 @@
 //   the ACK on a read that drains a pushed small segment (__tcp_ack_snd_check,
 //   tcp_event_data_recv, tcp_event_data_sent, tcp_delack_timer_handler, tcp_cleanup_rbuf).
 #include <cstdint>
+#include <map>
 
+#include <ns3/event-id.h>
 #include <ns3/node.h>
 #include <ns3/tcp-socket-base.h>
 
@@ -47,6 +50,8 @@ class LinuxTcpSocket : public ns3::TcpSocketBase {
   void restart_window_if_idle();
   void cleanup_after_read(std::uint32_t copied);
   void set_small_segment_outstanding(bool outstanding);
+  void detect_lost_retransmissions();
+  void forget_sacked_retransmissions(const ns3::TcpHeader& header);
 
   // Receive-side ACK state, Linux's icsk_ack (include/net/inet_connection_sock.h).
   struct AckState {
@@ -84,6 +89,10 @@ class LinuxTcpSocket : public ns3::TcpSocketBase {
   bool small_segment_outstanding_ = false;   // Linux snd_sml is after snd_una
   ns3::SequenceNumber32 small_segment_end_;  // Linux tp->snd_sml
   ns3::SequenceNumber32 advertised_right_edge_;  // last ACK number + window we advertised
+  ns3::Time last_ack_received_;              // when an ACK last arrived
+  std::map<ns3::SequenceNumber32, ns3::Time> retransmitted_at_;  // unacknowledged retransmissions
+  ns3::EventId reorder_timer_;               // RACK's reordering timer (tcp_rack_reo_timeout)
+  ns3::Time reorder_deadline_;               // ... and when it fires
   AckState ack_;
 };
 
