@@ -41,6 +41,7 @@ Ptr<ns3::Packet> LinuxTcpSocket::Recv(uint32_t max_size, uint32_t flags) {
 Ptr<ns3::TcpSocketBase> LinuxTcpSocket::Fork() {
   auto copy = ns3::CopyObject<LinuxTcpSocket>(this);
   copy->m_rateOps = ns3::CreateObject<DeliveryRateEstimator>();  // the base copy made a TcpRateLinux
+  copy->m_txBuffer->SetRWndCallback(ns3::MakeCallback(&LinuxTcpSocket::window_for_new_data, ns3::PeekPointer(copy)));
   return copy;
 }
 
@@ -125,6 +126,17 @@ void LinuxTcpSocket::forget_sacked_retransmissions(const ns3::TcpHeader& header)
   for (const auto& [begin, end] : sack->GetSackList()) {
     retransmitted_at_.erase(retransmitted_at_.lower_bound(begin), retransmitted_at_.lower_bound(end));
   }
+}
+
+// ns-3's NextSeg offers new data while the bytes sent are at most the peer's window, so with the
+// window exactly full (possible in SACK recovery, where in-flight excludes SACKed and lost bytes)
+// it returns a zero-length segment, on which SendDataPacket dereferences a null item. Linux sends
+// new data only if it fits in the window (tcp_snd_wnd_test); reporting a full window as one byte
+// short makes NextSeg decline as Linux does. (This callback serves only that NextSeg rule.)
+uint32_t LinuxTcpSocket::window_for_new_data() const {
+  const uint32_t sent = UnAckDataCount();  // ns-3's sent-list size: SND.NXT - SND.UNA
+  const uint32_t window = m_rWnd.Get();
+  return window > 0 && window == sent ? window - 1 : window;
 }
 
 void LinuxTcpSocket::set_small_segment_outstanding(bool outstanding) {
@@ -408,7 +420,17 @@ Ptr<LinuxTcpSocket> create_tcp_socket(Ptr<ns3::Node> node, const ResolvedTcp& tc
   auto socket = ns3::CreateObject<LinuxTcpSocket>();
   ns3::ObjectFactory factory(congestion_type(tcp.congestion_control).GetName());
   auto congestion = factory.Create<ns3::TcpCongestionOps>();
-  if (auto bbr = ns3::DynamicCast<ns3::TcpBbr>(congestion)) bbr->SetStream(static_cast<uint32_t>(stream));
+  if (auto bbr = ns3::DynamicCast<ns3::TcpBbr>(congestion)) {
+    bbr->SetStream(static_cast<uint32_t>(stream));
+    // Linux's BBR does not enter PROBE_RTT on the ACK that restarts an idle, app-limited flow
+    // (bbr_update_min_rtt: !bbr->idle_restart), and that ACK refreshes the expired min RTT, so a
+    // keep-alive connection serving requests never probes. ns-3's TcpBbr never flags an idle
+    // restart (HandleRestartFromIdle is not called), so such a connection probed every 10 s with a
+    // 4-packet window, then measured its bandwidth through it and paced its later responses at
+    // ~1.4 Mbit/s. The min-RTT window is therefore longer than any simulated run; the cost: a bulk
+    // flow longer than 10 s does not probe either (docs/tcp-model.md).
+    bbr->SetAttribute("RttWindowLength", ns3::TimeValue(ns3::Hours(1)));
+  }
 
   socket->SetNode(node);
   socket->SetTcp(node->GetObject<ns3::TcpL4Protocol>());
@@ -416,6 +438,7 @@ Ptr<LinuxTcpSocket> create_tcp_socket(Ptr<ns3::Node> node, const ResolvedTcp& tc
   socket->SetCongestionControlAlgorithm(congestion);
   socket->SetRecoveryAlgorithm(ns3::CreateObject<ns3::TcpPrrRecovery>());
   socket->m_rateOps = ns3::CreateObject<DeliveryRateEstimator>();
+  socket->m_txBuffer->SetRWndCallback(ns3::MakeCallback(&LinuxTcpSocket::window_for_new_data, ns3::PeekPointer(socket)));
 
   const ns3::Time min_rto = ns3::MicroSeconds(static_cast<std::int64_t>(tcp.min_rto_ms * 1000));
   socket->SetAttribute("SegmentSize", ns3::UintegerValue(tcp.segment_size(mtu_bytes)));

@@ -38,5 +38,31 @@ TEST(SimFrameGating, HttpRequestIsCappedAtChunkTimesFpsAndC3HttpIsNot) {
   }
 }
 
+TEST(SimFrameGating, AReaderThatFillsTheWindowDuringLossRecoveryIsServed) {
+  // 4 KiB per frame at 30 fps keeps the receive window full while the BBR server recovers from its
+  // startup losses: ns-3's NextSeg then offered a zero-length segment and the simulation crashed
+  // (a point of the body_chunk_fps sweep). The transfer must finish, at the reader's pace.
+  const auto s = scenario::parse_scenario(R"(
+      name: "full_window"
+      variants { name: "nat_coop" client: HTTP_REQUEST }
+      frame_caps: [30]
+      body_bytes: [8388608]
+      runs: 1
+      warmups: 0
+      download_chunk_size: 4096
+      network {
+        link { client_to_server_delay_ms: 20 server_to_client_delay_ms: 20 downlink_mbps: 100 uplink_mbps: 50 }
+        server_tcp { congestion_control: BBR pacing: true slow_start_after_idle: false nodelay: true }
+      }
+  )", "full_window");
+  const auto results = app::run_simulated(s, runner::RunOptions{}, 1);
+  ASSERT_EQ(results.samples_size(), 1);
+  const auto& sample = results.samples(0);
+  ASSERT_EQ(sample.result(), "success") << sample.error();
+  const double reader_ms = 8388608.0 / 4096 * 1000.0 / 30;  // one chunk per frame
+  EXPECT_GT(sample.elapsed_ms(), reader_ms);
+  EXPECT_LT(sample.elapsed_ms(), reader_ms * 1.02);
+}
+
 }  // namespace
 }  // namespace tb

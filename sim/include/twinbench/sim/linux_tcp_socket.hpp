@@ -52,6 +52,7 @@ class LinuxTcpSocket : public ns3::TcpSocketBase {
   void set_small_segment_outstanding(bool outstanding);
   void detect_lost_retransmissions();
   void forget_sacked_retransmissions(const ns3::TcpHeader& header);
+  uint32_t window_for_new_data() const;
 
   // Receive-side ACK state, Linux's icsk_ack (include/net/inet_connection_sock.h).
   struct AckState {
