@@ -179,6 +179,28 @@ TEST(SimSlowStartAfterIdle, BbrIgnoresIt) {
   EXPECT_LT(on.after_idle_ms, idle_run(twinbench::CUBIC, true).after_idle_ms - kRttMs) << on.after_idle_ms;
 }
 
+TEST(SimBbrKeepAlive, AnIdleKeepAliveConnectionDoesNotProbeRtt) {
+  // Linux's BBR enters no PROBE_RTT on the ACK that restarts an idle, app-limited flow, so a
+  // keep-alive connection serving a request a second keeps its bandwidth estimate. (ns-3's BBR
+  // probed every 10 s with a 4-packet window, then paced later responses at ~1.4 Mbit/s.)
+  auto n = with_server_nodelay(path());
+  n.mutable_server_tcp()->set_congestion_control(twinbench::BBR);
+  n.mutable_server_tcp()->set_pacing(true);
+  n.mutable_server_tcp()->set_slow_start_after_idle(false);
+  Bench b(n);
+  b.connect();
+  b.get(download(400 * 1024));
+  b.idle(1s);
+  const double warm_ms = b.get(download(400 * 1024));
+  for (int i = 0; i < 12; ++i) {  // 12 s of small requests: past BBR's 10 s min-RTT window
+    b.idle(1s);
+    b.get(download(10240));
+  }
+  b.idle(1s);
+  const double later_ms = b.get(download(400 * 1024));
+  EXPECT_LT(later_ms, warm_ms + kRttMs) << warm_ms << " then " << later_ms;
+}
+
 // ---- Nagle + delayed ACK (seed 004) under Linux's quick-ACK and pingpong rules ----
 //
 // The ping response is two small writes, head then body. With Nagle the body waits until the
