@@ -50,6 +50,34 @@ sed -e "s/@tls_max_version@/$version/" \
   echo
   grep -m1 '^\*\*' "$repro"
   echo
+  # The same 60 cells split by the calibration's fit set (patterns scenario[/fps[/bytes]]).
+  fit=$(grep -m1 -oE 'Fitted on `[^`]+`' "$calib" | sed -E 's/Fitted on `(.*)`/\1/')
+  awk -F, -v fit="$fit" '
+    function abs(x) { return x < 0 ? -x : x }
+    function in_fit(sc, fps, bytes,   n, pats, i, p, k) {
+      n = split(fit, pats, ",")
+      for (i = 1; i <= n; i++) {
+        k = split(pats[i], p, "/")
+        if (p[1] == sc && (k < 2 || p[2] == fps) && (k < 3 || p[3] == bytes)) return 1
+      }
+      return 0
+    }
+    function median(a, n,   i, j, t) {
+      for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j > 0 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+      return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    }
+    /^#/ || $1 == "scenario" { next }
+    {
+      e = abs($7 - $6) / $6 * 100; frame = $2 > 0 ? 1000 / $2 : 1
+      g = in_fit($1, $2, $3) ? "fit" : "out"
+      err[g, ++n[g]] = e; if (abs($7 - $6) <= frame + 1e-6) within[g]++; if (e > max[g]) max[g] = e
+    }
+    END {
+      for (g in n) { for (i = 1; i <= n[g]; i++) v[i] = err[g, i]; med[g] = median(v, n[g]) }
+      printf "Cells in the calibration fit set (`%s`): %d, %d within one frame, median |error| %.1f %%, max %.1f %%. ", fit, n["fit"], within["fit"], med["fit"], max["fit"]
+      printf "All other cells (held out from the fit; the downlink rate and worker sleep come from file-download slopes, see the parameter table): %d, %d within one frame, median |error| %.1f %%, max %.1f %%.\n", n["out"], within["out"], med["out"], max["out"]
+    }' results/reproduction/reproduction.csv
+  echo
   if [ -f results/reproduction/wall-time.txt ]; then
     echo "Reproduce time: $(cat results/reproduction/wall-time.txt)."
     echo
