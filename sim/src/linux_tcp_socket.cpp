@@ -12,9 +12,9 @@
 #include <ns3/tcp-congestion-ops.h>
 #include <ns3/tcp-cubic.h>
 #include <ns3/tcp-l4-protocol.h>
+#include <ns3/tcp-option-sack.h>
 #include <ns3/tcp-prr-recovery.h>
 #include <ns3/tcp-rx-buffer.h>
-#include <ns3/tcp-option-sack.h>
 #include <ns3/tcp-tx-buffer.h>
 
 #include <algorithm>
