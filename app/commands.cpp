@@ -182,7 +182,8 @@ int compare_command(const ReproduceArgs& a, bool published) {
   const std::string title = published ? "The published Lightsail run, reproduced in simulation"
                                       : "Validation of " + a.measured + " against the model";
   try {
-    const Comparison comparison = simulate_and_compare(measured, profile, a.jobs, !a.quiet);
+    Comparison comparison = simulate_and_compare(measured, profile, a.jobs, !a.quiet);
+    if (!published) comparison.reference = "measured";
     write_comparison(comparison, a.out, title);
     std::cout << comparison_markdown(comparison, title);
     if (!a.quiet) std::cerr << "wrote " << a.out << "/reproduction.{csv,md,png,svg}\n";

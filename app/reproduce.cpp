@@ -323,22 +323,23 @@ std::string comparison_markdown(const Comparison& c, const std::string& title) {
       "**{} cells: {} within one frame of their cap, {} within max(1 frame, 5 %); median |error| {:.1f} %, "
       "max {:.1f} %.**\n\n",
       c.cells.size(), c.within_one_frame(), c.within_goal(), c.median_abs_pct(), c.max_abs_pct());
-  out += "Errors are simulated minus published median; one frame is 1/fps (the frame work time when uncapped).\n";
+  out += fmt::format("Errors are simulated minus {} median; one frame is 1/fps (the frame work time when uncapped).\n",
+                     c.reference);
   std::string current;
   for (const auto& cell : c.cells) {
     const auto& m = cell.measured;
     if (m.scenario != current) {
       current = m.scenario;
-      out += fmt::format("\n## {}\n\n| cell | variant | published | simulated | error ms | error % | error frames | sim frames |\n"
+      out += fmt::format("\n## {}\n\n| cell | variant | {} | simulated | error ms | error % | error frames | sim frames |\n"
                          "|---|---|---:|---:|---:|---:|---:|---:|\n",
-                         current);
+                         current, c.reference);
     }
     out += fmt::format("| {}, {} | {} | {:.1f} | {:.1f} | {:+.1f} | {:+.1f} | {:+.1f}{} | {:.0f} |\n", fps_label(m.fps),
                        size_label(m.body_bytes), m.variant, m.median_ms, cell.simulated.median, cell.error_ms(),
                        cell.error_pct(), cell.error_frames(), cell.within_goal() ? "" : " ✗", cell.simulated_frames);
   }
-  out += "\n## Five-number summaries, published / simulated (ms)\n\n"
-         "| scenario | cell | variant | min | q1 | median | q3 | max |\n|---|---|---|---:|---:|---:|---:|---:|\n";
+  out += fmt::format("\n## Five-number summaries, {} / simulated (ms)\n\n", c.reference);
+  out += "| scenario | cell | variant | min | q1 | median | q3 | max |\n|---|---|---|---:|---:|---:|---:|---:|\n";
   for (const auto& cell : c.cells) {
     const auto& m = cell.measured;
     const auto& s = cell.simulated;
@@ -356,7 +357,7 @@ std::string comparison_markdown(const Comparison& c, const std::string& title) {
 }
 
 std::string comparison_csv(const Comparison& c) {
-  std::string out = "scenario,fps,body_bytes,variant,median_ms,published_ms,simulated_ms\n";
+  std::string out = fmt::format("scenario,fps,body_bytes,variant,median_ms,{}_ms,simulated_ms\n", c.reference);
   for (const auto& cell : c.cells) {
     const auto& m = cell.measured;
     out += fmt::format("{},{},{},{},{:.3f},{:.3f},{:.3f}\n", m.scenario, m.fps, m.body_bytes, m.variant, m.median_ms,
@@ -383,14 +384,14 @@ void write_plot(const Comparison& c, const std::filesystem::path& dir, const std
     const fs::path partial = dir / fmt::format(".reproduction.{}.partial", extension);
     const std::string script = fmt::format(
         "set terminal {}\nset output '{}'\nset title '{}' noenhanced\nset logscale xy\nset grid\n"
-        "set xlabel 'published median (ms)'\nset ylabel 'simulated median (ms)'\nset key top left\n"
+        "set xlabel '{} median (ms)'\nset ylabel 'simulated median (ms)'\nset key top left\n"
         "set xrange [20:20000]\nset yrange [20:20000]\n"
-        "plot x title 'simulated = published' lc rgb 'black', 1.05*x title '+5 %' dt 2 lc rgb 'gray', "
+        "plot x title 'simulated = {}' lc rgb 'black', 1.05*x title '+5 %' dt 2 lc rgb 'gray', "
         "0.95*x title '-5 %' dt 2 lc rgb 'gray', "
         "'{}' using 1:(strcol(3) eq 'latency' ? $2 : 1/0) title 'latency' pt 7 ps 1.2, "
         "'{}' using 1:(strcol(3) eq 'small_download' ? $2 : 1/0) title 'small download' pt 5 ps 1.2, "
         "'{}' using 1:(strcol(3) eq 'file_download' ? $2 : 1/0) title 'file download' pt 9 ps 1.4\n",
-        terminal, partial.string(), title, (work / "cells.dat").string(), (work / "cells.dat").string(),
+        terminal, partial.string(), title, c.reference, c.reference, (work / "cells.dat").string(), (work / "cells.dat").string(),
         (work / "cells.dat").string());
     scenario::write_file_atomically(work / "plot.gp", script);
     const std::string command = fmt::format("gnuplot '{}' 2>'{}'", (work / "plot.gp").string(), (work / "gnuplot.log").string());

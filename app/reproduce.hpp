@@ -47,6 +47,7 @@ struct CellComparison {
 };
 
 struct Comparison {
+  std::string reference = "published";  // what the compared medians are: "published" or "measured"
   std::string profile;
   std::string profile_description;
   std::vector<CellComparison> cells;
