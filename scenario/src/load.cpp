@@ -173,6 +173,8 @@ void check_tls(const Checker& check, const Node& node, const Scenario& s) {
                 "RSA_2048, RSA_4096, ED25519 or ECDSA_P256", fmt::format("{}", static_cast<int>(t.key_type())));
   check.require(t.intermediates() <= 16, node.field("intermediates"), "0 to 16 certificates",
                 fmt::format("{}", t.intermediates()));
+  check.require(t.server_tickets() <= 16, node.field("server_tickets"), "0 to 16 tickets",
+                fmt::format("{}", t.server_tickets()));
   check_ms(check, node.field("handshake_cpu_ms"), t.handshake_cpu_ms());
 }
 

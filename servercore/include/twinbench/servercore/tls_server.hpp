@@ -21,7 +21,8 @@ struct TlsServerConfig {
   std::string key_pem;
   TlsVersion min_version = TlsVersion::k1_2;
   TlsVersion max_version = TlsVersion::k1_3;
-  bool resumption = true;  // issue session tickets (TLS 1.2 and 1.3)
+  bool resumption = true;        // keep a session cache, so clients can resume
+  std::uint32_t tickets = 1;     // session tickets issued after each full handshake (0: none)
 };
 
 // Certificates, key and settings shared by every connection; immutable once made.
