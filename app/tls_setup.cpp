@@ -57,7 +57,7 @@ TlsSetup make_tls_setup(const twinbench::Scenario& scenario, std::vector<std::st
   server_config.min_version = server_version(t.min_version());
   server_config.max_version = server_version(t.max_version());
   server_config.resumption = t.resumption();
-  server_config.tickets = t.has_server_tickets() ? t.server_tickets() : (t.resumption() ? 1 : 0);
+  if (t.has_server_tickets()) server_config.tickets = t.server_tickets();
 
   TlsSetup setup;
   setup.server = std::make_shared<const server::TlsServerContext>(server_config);

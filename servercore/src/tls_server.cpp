@@ -68,8 +68,9 @@ TlsServerContext::TlsServerContext(const TlsServerConfig& config) : ctx_(SSL_CTX
   EVP_PKEY_free(key);
   if (!key_ok) fail("TLS server key");
   SSL_CTX_set_alpn_select_cb(ctx_, select_alpn, nullptr);
-  SSL_CTX_set_num_tickets(ctx_, config.tickets);  // OpenSSL's default is 2
-  if (config.tickets == 0) SSL_CTX_set_options(ctx_, SSL_OP_NO_TICKET);
+  const std::uint32_t tickets = config.tickets.value_or(config.resumption ? 1 : 0);
+  SSL_CTX_set_num_tickets(ctx_, tickets);  // OpenSSL's default is 2
+  if (tickets == 0) SSL_CTX_set_options(ctx_, SSL_OP_NO_TICKET);
   if (!config.resumption) SSL_CTX_set_session_cache_mode(ctx_, SSL_SESS_CACHE_OFF);
 }
 

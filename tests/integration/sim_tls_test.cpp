@@ -10,11 +10,13 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "sim_backend.hpp"
 #include "twinbench/clientcore/delay_resolver.hpp"
 #include "twinbench/clientcore/http_client.hpp"
 #include "twinbench/clientcore/tls_client.hpp"
 #include "twinbench/servercore/deterministic_random.hpp"
 #include "twinbench/servercore/tls_certs.hpp"
+#include "twinbench/scenario/load.hpp"
 #include "twinbench/sim/ns_scheduler.hpp"
 #include "twinbench/sim/sim_network.hpp"
 
@@ -195,6 +197,41 @@ TEST(SimTls, SameSeedGivesByteIdenticalFiles) {
   EXPECT_NE(first.find("\"result\": \"success\""), std::string::npos);
   fs::remove_all(dir);
 }
+
+TEST(SimTlsTickets, TicketsAckTheClientsFinishedSoNagleDoesNotHoldTheFirstRequest) {
+  // A Nagle-on client writes its TLS 1.3 Finished, then (a poll later) its request: Nagle holds
+  // the small request until the Finished is ACKed. Tickets carry that ACK at once (one RTT after
+  // the Finished); a server that sends none ACKs with a delayed ACK (40 ms: it is interactive after
+  // its handshake reply).
+  auto fresh_ping_ms = [](unsigned tickets) {
+    auto s = scenario::parse_scenario(R"(
+        name: "tickets"
+        variants { name: "c3_coop" client: C3HTTP }
+        frame_caps: [0]
+        body_bytes: [0]
+        runs: 3
+        warmups: 1
+        frame_loop { frame_work_ms: 1 }
+        target { base_url: "https://bench.test" }
+        tls { max_version: TLS1_3 }
+        network {
+          link { client_to_server_delay_ms: 10 server_to_client_delay_ms: 10 downlink_mbps: 100 uplink_mbps: 100 }
+          server_tcp { nodelay: true }
+        }
+    )", "tickets");
+    s.mutable_tls()->set_server_tickets(tickets);
+    const auto results = app::run_simulated(s, runner::RunOptions{}, 1);
+    EXPECT_EQ(results.samples(results.samples_size() - 1).result(), "success");
+    return results.samples(results.samples_size() - 1).elapsed_ms();
+  };
+  const double without = fresh_ping_ms(0);
+  const double with = fresh_ping_ms(2);
+  // TCP, TLS 1.3, the wait for the Finished's ACK, the request: 4 RTT (80 ms) and a few frames.
+  EXPECT_GT(with, 4 * 20) << with;
+  EXPECT_LT(with, 4 * 20 + 10) << with;
+  EXPECT_GT(without - with, 15) << without << " vs " << with;  // 40 ms delayed ACK instead of 1 RTT
+}
+
 
 }  // namespace
 }  // namespace tb

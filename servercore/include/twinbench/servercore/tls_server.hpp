@@ -4,6 +4,7 @@
 // and handshake output produced by received bytes (e.g. TLS 1.3 session tickets) goes out with
 // the next write, so the server makes the same writes as without TLS plus its handshake flights.
 #include <cstdint>
+#include <optional>
 #include <memory>
 #include <string>
 
@@ -22,7 +23,8 @@ struct TlsServerConfig {
   TlsVersion min_version = TlsVersion::k1_2;
   TlsVersion max_version = TlsVersion::k1_3;
   bool resumption = true;        // keep a session cache, so clients can resume
-  std::uint32_t tickets = 1;     // session tickets issued after each full handshake (0: none)
+  // Session tickets issued after each full handshake; default: 1 with resumption, else none.
+  std::optional<std::uint32_t> tickets{};
 };
 
 // Certificates, key and settings shared by every connection; immutable once made.
