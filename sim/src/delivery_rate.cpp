@@ -46,6 +46,7 @@ void DeliveryRateEstimator::SkbDelivered(ns3::TcpTxItem* skb) {
   const ns3::Time sent = skb->GetLastSent();
   if (!sample_has_data_ || sent >= connection_.m_firstSentTime) {
     sample_has_data_ = true;
+    prior_delivered_ = info.m_delivered;
     sample_.m_priorDelivered = static_cast<uint32_t>(info.m_delivered);
     sample_.m_priorTime = info.m_deliveredTime;
     sample_.m_isAppLimited = info.m_isAppLimited;
@@ -86,7 +87,7 @@ const ns3::TcpRateOps::TcpRateSample& DeliveryRateEstimator::GenerateSample(uint
   // Invalid (no packet delivered, SACK reneging, or an interval shorter than min RTT, which only
   // ACK compression produces): BBR skips a sample with a zero rate.
   rs.m_interval = std::max(rs.m_sendElapsed, rs.m_ackElapsed);
-  rs.m_delivered = static_cast<int32_t>(connection_.m_delivered - rs.m_priorDelivered);
+  rs.m_delivered = static_cast<int32_t>(connection_.m_delivered - prior_delivered_);
   if (!has_data || is_sack_reneg || rs.m_interval < min_rtt || rs.m_interval.IsZero()) {
     rs.m_delivered = -1;
     rs.m_interval = ns3::Seconds(0);

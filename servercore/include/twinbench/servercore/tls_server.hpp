@@ -1,11 +1,12 @@
 #pragma once
 // HTTPS for the benchmark server: TLS (OpenSSL through memory BIOs, so still sans-IO) around a
 // ServerConnection. Each plaintext write of the wrapped core becomes its TLS records in one write,
-// and handshake output produced by received bytes (e.g. TLS 1.3 session tickets) goes out with
-// the next write, so the server makes the same writes as without TLS plus its handshake flights.
+// and handshake output produced by received bytes (e.g. TLS 1.3 session tickets) is ready for the
+// flush that follows that receive, so the server makes the same writes as without TLS plus its
+// handshake flights.
 #include <cstdint>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "twinbench/servercore/connection.hpp"

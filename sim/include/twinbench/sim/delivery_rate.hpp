@@ -33,6 +33,7 @@ class DeliveryRateEstimator : public ns3::TcpRateOps {
   TcpRateSample sample_;          // the draft's rs.*, built up by the packets of one ACK
   TcpRateSample last_sample_;     // the sample GenerateSample returned
   bool sample_has_data_ = false;  // rs.has_data: a packet was delivered by this ACK
+  uint64_t prior_delivered_ = 0;  // rs.prior_delivered in full (ns-3's sample field is 32-bit)
 };
 
 }  // namespace tb::sim

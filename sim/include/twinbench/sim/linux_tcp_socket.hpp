@@ -6,7 +6,9 @@
 // - every Send() pushes at once, as each send() syscall does (ns-3 defers to the next time step,
 //   which merges writes made in one event). So Send() must not be called from inside this
 //   socket's callbacks (the send callback runs inside the transmit loop): defer with ScheduleNow;
-// - delivery-rate samples as Linux takes them (DeliveryRateEstimator, for BBR);
+// - delivery-rate samples as Linux takes them (DeliveryRateEstimator, for BBR), RACK's detection
+//   of lost retransmissions, no BBR PROBE_RTT on idle keep-alive connections, and no zero-length
+//   segment when the peer's window is exactly full (docs/tcp-model.md);
 // - a window update when the application's read opens the receive window significantly
 //   (tcp_cleanup_rbuf); ns-3 only reports the larger window on the next outgoing segment;
 // - Linux's receive-side ACK decision instead of ns-3's "every DelAckCount-th segment, else after
