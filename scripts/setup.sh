@@ -9,6 +9,7 @@ packages=(
   libcli11-dev libfmt-dev           # command line, formatting
   libssl-dev                        # TLS (OpenSSL)
   libns3-dev ns3 libgsl-dev         # simulated backend (ns-3.37)
+  libjemalloc-dev                   # allocator of the simulating processes
   gnuplot-nox                       # plots
   parallel                          # sweep shards in the tests (GNU parallel)
 )
