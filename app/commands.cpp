@@ -38,6 +38,8 @@ struct RunArgs {
   bool quiet = false;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   bool tls = false;     // HTTPS even if the scenario has no tls section
+  std::string profile;  // network profile laid over the scenario (reproduce's --profile)
+  std::string pcap;     // sim: directory of packet captures
   std::string tls_ca;   // PEM file of the roots to trust for an external --server
 };
 
@@ -64,7 +66,7 @@ class Progress {
 std::optional<twinbench::ResultSet> simulate(const twinbench::Scenario& scenario,
                                              const runner::RunOptions& options, const RunArgs& a) {
   try {
-    return run_simulated(scenario, options, a.jobs);
+    return run_simulated(scenario, options, a.jobs, a.pcap);
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return std::nullopt;
@@ -93,8 +95,10 @@ int run_command(const RunArgs& a) {
                                   : scenario::load_scenario(a.scenario);
     if (a.runs) scenario.set_runs(*a.runs);
     if (a.warmups) scenario.set_warmups(*a.warmups);
+    if (!a.profile.empty()) apply_profile(scenario, load_profile(a.profile));
     if (a.tls) scenario.mutable_tls();
     const std::string origin = a.scenario.empty() ? builtin.path : a.scenario;
+    if (!a.pcap.empty() && a.backend != "sim") throw std::invalid_argument("--pcap: only with --backend sim");
     scenario::validate_scenario(scenario, origin);
     if (a.backend == "sim") require_simulatable(scenario, origin);
   } catch (const std::exception& e) {
@@ -256,6 +260,9 @@ int main_with_args(const std::vector<std::string>& args) {
   run_cmd->add_option("--warmups", run.warmups, "Override the scenario's warmup rounds");
   run_cmd->add_flag("--quiet,-q", run.quiet, "No progress on stderr");
   run_cmd->add_flag("--tls", run.tls, "HTTPS (the scenario's tls section, or its defaults)");
+  run_cmd->add_option("--profile", run.profile,
+                      "Network profile laid over the scenario: built-in name (lightsail-2026) or textproto file");
+  run_cmd->add_option("--pcap", run.pcap, "sim: write packet captures of the simulated hosts into this directory");
   run_cmd->add_option("--tls-ca", run.tls_ca, "PEM file of the roots to trust for an https --server");
 
   live::ServerOptions serve;

@@ -195,6 +195,16 @@ twinbench::Scenario load_profile(const std::string& name_or_path) {
   return parse_profile(text.str(), name_or_path);
 }
 
+void apply_profile(twinbench::Scenario& s, const twinbench::Scenario& profile) {
+  s.set_engine(profile.engine());
+  *s.mutable_frame_loop() = profile.frame_loop();
+  *s.mutable_network() = profile.network();
+  // HTTPS: the profile's tls section and its target's base_url (scheme and host; an https://
+  // URL alone means TLS with the defaults). The paths stay the scenario's.
+  if (profile.has_tls()) *s.mutable_tls() = profile.tls();
+  if (!profile.target().base_url().empty()) s.mutable_target()->set_base_url(profile.target().base_url());
+}
+
 bool CellComparison::within_one_frame() const { return std::abs(error_ms()) <= frame_ms + 1e-9; }
 
 bool CellComparison::within_goal() const {
@@ -265,11 +275,6 @@ Comparison simulate_and_compare(const std::vector<MeasuredCell>& measured, const
     for (const auto& v : published.variants()) {
       if (wanted(&MeasuredCell::variant, v.name())) *s.add_variants() = v;
     }
-    for (const MeasuredCell* c : cells) {
-      const bool known = std::any_of(published.variants().begin(), published.variants().end(),
-                                     [&](const auto& v) { return v.name() == c->variant; });
-      if (!known) throw std::runtime_error(fmt::format("{}: variant: '{}' is not a variant of {}", c->origin, c->variant, name));
-    }
     std::vector<std::uint32_t> caps;
     std::vector<std::uint64_t> sizes;
     for (const MeasuredCell* c : cells) {
@@ -278,13 +283,7 @@ Comparison simulate_and_compare(const std::vector<MeasuredCell>& measured, const
     }
     for (auto cap : caps) s.add_frame_caps(cap);
     for (auto size : sizes) s.add_body_bytes(size);
-    s.set_engine(profile.engine());
-    *s.mutable_frame_loop() = profile.frame_loop();
-    *s.mutable_network() = profile.network();
-    // HTTPS: the profile's tls section and its target's base_url (scheme and host; an https://
-    // URL alone means TLS with the defaults). The paths stay the published ones.
-    if (profile.has_tls()) *s.mutable_tls() = profile.tls();
-    if (!profile.target().base_url().empty()) s.mutable_target()->set_base_url(profile.target().base_url());
+    apply_profile(s, profile);
     if (options.runs) s.set_runs(options.runs);
     if (options.warmups) s.set_warmups(*options.warmups);
     scenario::apply_defaults(s);

@@ -33,6 +33,8 @@ void attach_summaries(std::vector<MeasuredCell>& medians, const std::vector<Meas
 // A network profile: the engine, frame_loop and network of a Scenario-typed textproto, laid over
 // each published scenario. `name_or_path`: a built-in profile name or a file.
 twinbench::Scenario load_profile(const std::string& name_or_path);
+// Lays `profile` over `s`: its engine, frame loop, network, tls section and target's base_url.
+void apply_profile(twinbench::Scenario& s, const twinbench::Scenario& profile);
 
 struct CellComparison {
   MeasuredCell measured;

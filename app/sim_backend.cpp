@@ -125,8 +125,10 @@ std::vector<twinbench::Scenario> split_units(const twinbench::Scenario& s) {
   return units;
 }
 
-twinbench::ResultSet run_unit(const twinbench::Scenario& unit, runner::RunOptions options, std::uint64_t seed) {
+twinbench::ResultSet run_unit(const twinbench::Scenario& unit, runner::RunOptions options, std::uint64_t seed,
+                              const std::string& capture_prefix) {
   SimBackend sim(unit, seed);
+  if (!capture_prefix.empty()) sim.capture(capture_prefix);
   options.base_url = sim.base_url();
   options.tls = sim.tls_client();
   return runner::run_scenario(unit, sim.backend(), options);
@@ -135,7 +137,8 @@ twinbench::ResultSet run_unit(const twinbench::Scenario& unit, runner::RunOption
 // Runs units in child processes, at most `jobs` at once; each child leaves its ResultSet in a file.
 std::vector<twinbench::ResultSet> run_units_forked(const std::vector<twinbench::Scenario>& units,
                                                    const runner::RunOptions& options,
-                                                   const std::vector<std::uint64_t>& seeds, unsigned jobs) {
+                                                   const std::vector<std::uint64_t>& seeds, unsigned jobs,
+                                                   const std::vector<std::string>& captures) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("twinbench-units-" + std::to_string(::getpid()));
   fs::create_directories(dir);
@@ -147,7 +150,7 @@ std::vector<twinbench::ResultSet> run_units_forked(const std::vector<twinbench::
         quiet.on_sample = nullptr;
         twinbench::ResultSet results;
         try {
-          results = run_unit(units[i], quiet, seeds[i]);
+          results = run_unit(units[i], quiet, seeds[i], captures[i]);
         } catch (const std::exception& e) {
           throw std::runtime_error("unit " + std::to_string(i) + ": " + e.what());
         }
@@ -171,15 +174,20 @@ std::vector<twinbench::ResultSet> run_units_forked(const std::vector<twinbench::
 }  // namespace
 
 twinbench::ResultSet run_simulated(const twinbench::Scenario& scenario, const runner::RunOptions& options,
-                                   unsigned jobs) {
+                                   unsigned jobs, const std::string& capture_dir) {
   const auto units = split_units(scenario);
   std::vector<std::uint64_t> seeds;
-  for (std::size_t i = 0; i < units.size(); ++i) seeds.push_back(splitmix64(options.seed * 1000003u + i));
+  std::vector<std::string> captures;
+  for (std::size_t i = 0; i < units.size(); ++i) {
+    seeds.push_back(splitmix64(options.seed * 1000003u + i));
+    captures.push_back(capture_dir.empty() ? "" : capture_dir + "/unit-" + std::to_string(i));
+  }
+  if (!capture_dir.empty()) std::filesystem::create_directories(capture_dir);
   std::vector<twinbench::ResultSet> parts;
   if (jobs > 1 && units.size() > 1) {
-    parts = run_units_forked(units, options, seeds, jobs);
+    parts = run_units_forked(units, options, seeds, jobs, captures);
   } else {
-    for (std::size_t i = 0; i < units.size(); ++i) parts.push_back(run_unit(units[i], options, seeds[i]));
+    for (std::size_t i = 0; i < units.size(); ++i) parts.push_back(run_unit(units[i], options, seeds[i], captures[i]));
   }
   twinbench::ResultSet merged;
   merged.mutable_scenario()->CopyFrom(scenario);

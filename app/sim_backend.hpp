@@ -36,6 +36,7 @@ class SimBackend {
   // The URL requests go to: the scenario's host (resolved to the simulated server) or its address.
   const std::string& base_url() const { return base_url_; }
   const sim::SimNetwork& network() const { return network_; }
+  void capture(const std::string& prefix) { network_.capture(prefix); }
   // For an HTTPS scenario: the clients' TLS settings, trusting the simulated server's root.
   const std::optional<TlsClientConfig>& tls_client() const { return tls_client_; }
 
@@ -62,7 +63,9 @@ void require_simulatable(const twinbench::Scenario& scenario, const std::string&
 // Runs a scenario in simulation. A scenario splits into independent simulations ("units"): one per
 // frame cap when Sessions are per cap, else one. Each unit has its own seed derived from `seed`,
 // so the results do not depend on `jobs`, the number of unit processes run at once.
+// `capture_dir`, if set, receives each unit's packet captures (unit-<i>-client.pcap and
+// unit-<i>-server.pcap; SimNetwork::capture).
 twinbench::ResultSet run_simulated(const twinbench::Scenario& scenario, const runner::RunOptions& options,
-                                   unsigned jobs);
+                                   unsigned jobs, const std::string& capture_dir = {});
 
 }  // namespace tb::app

@@ -13,6 +13,7 @@
 #include <ns3/node-container.h>
 #include <ns3/packet.h>
 #include <ns3/point-to-point-channel.h>
+#include <ns3/point-to-point-helper.h>
 #include <ns3/point-to-point-net-device.h>
 
 #include <algorithm>
@@ -29,7 +30,6 @@ using ns3::Ptr;
 
 namespace {
 
-constexpr std::uint16_t kServerPort = 8927;
 constexpr const char* kClientAddress = "10.0.0.1";
 
 // Fixed random stream numbers, so results do not depend on how many random variables earlier
@@ -214,7 +214,7 @@ class BenchmarkServerApp : public ns3::Application {
  private:
   void StartApplication() override {
     listener_ = create_tcp_socket(GetNode(), tcp_, mtu_, kServerSocketStream);
-    listener_->Bind(ns3::InetSocketAddress(ns3::Ipv4Address::GetAny(), kServerPort));
+    listener_->Bind(ns3::InetSocketAddress(ns3::Ipv4Address::GetAny(), SimNetwork::kServerPort));
     listener_->Listen();
     listener_->SetAcceptCallback(ns3::MakeNullCallback<bool, Ptr<ns3::Socket>, const ns3::Address&>(),
                                  ns3::MakeCallback(&BenchmarkServerApp::on_accept, this));
@@ -272,6 +272,8 @@ SimNetwork::SimNetwork(const twinbench::Network& config, std::uint64_t seed, tb:
   channel->set_direction(1, from_ms(link_.server_to_client_delay_ms), from_ms(link_.jitter_ms), kJitterStream + 0);
   add_address(client_, client_device, kClientAddress);
   add_address(server_, server_device, kServerAddress);
+  client_device_ = client_device;
+  server_device_ = server_device;
 
   if (!(tls.handshake_cpu_ms >= 0)) throw std::invalid_argument("tls.handshake_cpu_ms: negative");
   server_app_ = ns3::CreateObject<BenchmarkServerApp>(server_tcp, link_.mtu_bytes, server, std::move(tls),
@@ -283,8 +285,14 @@ SimNetwork::SimNetwork(const twinbench::Network& config, std::uint64_t seed, tb:
 
 SimNetwork::~SimNetwork() = default;
 
+void SimNetwork::capture(const std::string& prefix) {
+  ns3::PointToPointHelper pcap;
+  pcap.EnablePcap(prefix + "-client.pcap", client_device_, false, true);
+  pcap.EnablePcap(prefix + "-server.pcap", server_device_, false, true);
+}
+
 std::string SimNetwork::server_address() const { return kServerAddress; }
-std::uint16_t SimNetwork::server_port() const { return kServerPort; }
+std::uint16_t SimNetwork::server_port() const { return SimNetwork::kServerPort; }
 std::uint64_t SimNetwork::connections_accepted() const { return server_app_->connections_accepted(); }
 std::uint64_t SimNetwork::requests_served() const { return server_app_->requests_served(); }
 

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include <ns3/net-device.h>
 #include <ns3/node.h>
 
 #include "scenario.pb.h"
@@ -39,6 +40,7 @@ class SimNetwork {
   SimNetwork& operator=(const SimNetwork&) = delete;
 
   static constexpr const char* kServerAddress = "10.0.0.2";
+  static constexpr std::uint16_t kServerPort = 8927;
 
   // Transports on the client node; also lets tests observe socket events.
   NsTransportFactory& client_transports() { return *client_transports_; }
@@ -46,6 +48,11 @@ class SimNetwork {
   std::uint16_t server_port() const;
   std::uint64_t connections_accepted() const;
   std::uint64_t requests_served() const;
+
+  // Records every packet the two hosts send and receive, in simulated time, to
+  // `<prefix>-client.pcap` and `<prefix>-server.pcap` (link type PPP; Wireshark, tcpdump -r).
+  // Call before the simulation runs. The files are a diagnostic: written as packets pass.
+  void capture(const std::string& prefix);
 
   const ResolvedLink& link() const { return link_; }
   // The hosts, for installing other applications on the same path (benchmarks, experiments).
@@ -56,6 +63,8 @@ class SimNetwork {
   ResolvedLink link_;
   ns3::Ptr<ns3::Node> client_;
   ns3::Ptr<ns3::Node> server_;
+  ns3::Ptr<ns3::NetDevice> client_device_;
+  ns3::Ptr<ns3::NetDevice> server_device_;
   ns3::Ptr<BenchmarkServerApp> server_app_;
   std::unique_ptr<NsTransportFactory> client_transports_;
 };
