@@ -44,7 +44,7 @@ std::string value_text(double v) { return fmt::format("{:g}", v); }
 
 }  // namespace
 
-std::vector<CalibrationParameter> default_calibration_parameters() {
+std::vector<CalibrationParameter> calibration_parameters() {
   std::vector<CalibrationParameter> p;
   p.push_back({"tls_max_version", "highest TLS version both sides allow (1.2 or 1.3)", {1.2, 1.3},
                [](const twinbench::Scenario& s) { return s.tls().max_version() == twinbench::TLS1_2 ? 1.2 : 1.3; },
@@ -68,6 +68,10 @@ std::vector<CalibrationParameter> default_calibration_parameters() {
                  s.mutable_network()->mutable_link()->set_client_to_server_delay_ms(v / 2);
                  s.mutable_network()->mutable_link()->set_server_to_client_delay_ms(v / 2);
                }});
+  p.push_back({"jitter_ms", "extra one-way delay per packet, uniform in [0, jitter] each way, order kept",
+               range(0, 4, 0.25), [](const twinbench::Scenario& s) { return s.network().link().jitter_ms(); },
+               [](twinbench::Scenario& s, double v) { s.mutable_network()->mutable_link()->set_jitter_ms(v); },
+               /*only_when_named=*/true});
   p.push_back({"server_think_ms", "server time from a complete request to the response (Nginx -> Daphne -> Django)",
                range(0, 3, 0.25), [](const twinbench::Scenario& s) { return s.network().server_think_ms(); },
                [](twinbench::Scenario& s, double v) { s.mutable_network()->set_server_think_ms(v); }});
@@ -85,9 +89,12 @@ std::vector<CalibrationParameter> default_calibration_parameters() {
 }
 
 std::vector<CalibrationParameter> select_parameters(const std::string& names) {
-  auto all = default_calibration_parameters();
-  if (names.empty()) return all;
+  auto all = calibration_parameters();
   std::vector<CalibrationParameter> chosen;
+  if (names.empty()) {
+    std::copy_if(all.begin(), all.end(), std::back_inserter(chosen), [](const auto& p) { return !p.only_when_named; });
+    return chosen;
+  }
   for (const auto& name : split_on(names, ',')) {
     const auto it = std::find_if(all.begin(), all.end(), [&](const auto& p) { return p.name == name; });
     if (it == all.end()) {

@@ -20,11 +20,14 @@ struct CalibrationParameter {
   std::vector<double> grid;          // candidate values, in increasing order
   std::function<double(const twinbench::Scenario&)> get;
   std::function<void(twinbench::Scenario&, double)> set;
+  // Fitted only when named in --params: a random parameter needs many runs per cell.
+  bool only_when_named = false;
 };
 
-// The parameters `calibrate` fits by default, in the order it visits them.
-std::vector<CalibrationParameter> default_calibration_parameters();
-// Selects parameters by comma-separated names; throws naming an unknown one.
+// The parameters `calibrate` knows, in the order it visits them.
+std::vector<CalibrationParameter> calibration_parameters();
+// Selects parameters by comma-separated names (empty: all but the only_when_named ones); throws
+// naming an unknown one.
 std::vector<CalibrationParameter> select_parameters(const std::string& names);
 
 // Cell selection: comma-separated patterns `scenario[/fps[/bytes[/variant]]]`, `*` matching any

@@ -2,10 +2,12 @@
 // mismatched measured files (exit 2, the message names file:line).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "calibrate.hpp"
 #include "commands.hpp"
 
 namespace tb {
@@ -99,6 +101,28 @@ TEST_F(CalibrateCli, FitsOneParameterOnATinySubsetAndWritesTheProfile) {
                 &out, &err),
             0)
       << err;
+}
+
+}  // namespace
+}  // namespace tb
+
+namespace tb {
+namespace {
+
+std::vector<std::string> names(const std::vector<app::CalibrationParameter>& params) {
+  std::vector<std::string> n;
+  for (const auto& p : params) n.push_back(p.name);
+  return n;
+}
+
+// Jitter is random: with the default handful of runs per cell its medians would be noise, so it
+// is fitted only when asked for by name.
+TEST(CalibrateParameters, JitterIsFittedOnlyWhenNamed) {
+  const auto defaults = names(app::select_parameters(""));
+  EXPECT_EQ(std::count(defaults.begin(), defaults.end(), "jitter_ms"), 0);
+  EXPECT_EQ(std::count(defaults.begin(), defaults.end(), "rtt_ms"), 1);
+  EXPECT_EQ(names(app::select_parameters("rtt_ms,jitter_ms")), (std::vector<std::string>{"rtt_ms", "jitter_ms"}));
+  EXPECT_THROW(app::select_parameters("jitter"), std::runtime_error);
 }
 
 }  // namespace
