@@ -211,6 +211,12 @@ bool CellComparison::within_goal() const {
   return std::abs(error_ms()) <= std::max(frame_ms, 0.05 * measured.median_ms) + 1e-9;
 }
 
+std::optional<bool> CellComparison::within_measured_iqr() const {
+  if (!measured.summary) return std::nullopt;
+  constexpr double kRounding = 0.1;  // ms: the reference files' precision
+  return measured.summary->q1 - kRounding <= simulated.median && simulated.median <= measured.summary->q3 + kRounding;
+}
+
 double Comparison::median_abs_pct() const {
   std::vector<double> v;
   for (const auto& c : cells) v.push_back(std::abs(c.error_pct()));
@@ -225,6 +231,16 @@ double Comparison::max_abs_pct() const {
 
 std::size_t Comparison::within_one_frame() const {
   return static_cast<std::size_t>(std::count_if(cells.begin(), cells.end(), [](const auto& c) { return c.within_one_frame(); }));
+}
+
+std::size_t Comparison::with_summary() const {
+  return static_cast<std::size_t>(
+      std::count_if(cells.begin(), cells.end(), [](const auto& c) { return c.measured.summary.has_value(); }));
+}
+
+std::size_t Comparison::within_measured_iqr() const {
+  return static_cast<std::size_t>(
+      std::count_if(cells.begin(), cells.end(), [](const auto& c) { return c.within_measured_iqr().value_or(false); }));
 }
 
 std::size_t Comparison::within_goal() const {
@@ -322,20 +338,28 @@ std::string comparison_markdown(const Comparison& c, const std::string& title) {
       "**{} cells: {} within one frame of their cap, {} within max(1 frame, 5 %); median |error| {:.1f} %, "
       "max {:.1f} %.**\n\n",
       c.cells.size(), c.within_one_frame(), c.within_goal(), c.median_abs_pct(), c.max_abs_pct());
-  out += fmt::format("Errors are simulated minus {} median; one frame is 1/fps (the frame work time when uncapped).\n",
-                     c.reference);
+  if (c.with_summary() > 0) {
+    out += fmt::format("**{} of the {} cells with a {} five-number summary have their simulated median within the {} "
+                       "interquartile range.**\n\n",
+                       c.within_measured_iqr(), c.with_summary(), c.reference, c.reference);
+  }
+  out += fmt::format("Errors are simulated minus {} median; one frame is 1/fps (the frame work time when uncapped). "
+                     "✗: outside max(1 frame, 5 %); in IQR: the simulated median within the {} q1..q3.\n",
+                     c.reference, c.reference);
   std::string current;
   for (const auto& cell : c.cells) {
     const auto& m = cell.measured;
     if (m.scenario != current) {
       current = m.scenario;
-      out += fmt::format("\n## {}\n\n| cell | variant | {} | simulated | error ms | error % | error frames | sim frames |\n"
-                         "|---|---|---:|---:|---:|---:|---:|---:|\n",
+      out += fmt::format("\n## {}\n\n| cell | variant | {} | simulated | error ms | error % | error frames | sim frames "
+                         "| in IQR |\n|---|---|---:|---:|---:|---:|---:|---:|:---:|\n",
                          current, c.reference);
     }
-    out += fmt::format("| {}, {} | {} | {:.1f} | {:.1f} | {:+.1f} | {:+.1f} | {:+.1f}{} | {:.0f} |\n", fps_label(m.fps),
-                       size_label(m.body_bytes), m.variant, m.median_ms, cell.simulated.median, cell.error_ms(),
-                       cell.error_pct(), cell.error_frames(), cell.within_goal() ? "" : " ✗", cell.simulated_frames);
+    const auto in_iqr = cell.within_measured_iqr();
+    out += fmt::format("| {}, {} | {} | {:.1f} | {:.1f} | {:+.1f} | {:+.1f} | {:+.1f}{} | {:.0f} | {} |\n",
+                       fps_label(m.fps), size_label(m.body_bytes), m.variant, m.median_ms, cell.simulated.median,
+                       cell.error_ms(), cell.error_pct(), cell.error_frames(), cell.within_goal() ? "" : " ✗",
+                       cell.simulated_frames, in_iqr ? (*in_iqr ? "✓" : "✗") : "–");
   }
   out += fmt::format("\n## Five-number summaries, {} / simulated (ms)\n\n", c.reference);
   out += "| scenario | cell | variant | min | q1 | median | q3 | max |\n|---|---|---|---:|---:|---:|---:|---:|\n";
@@ -367,15 +391,19 @@ std::string comparison_csv(const Comparison& c) {
 
 namespace {
 
-// Published against simulated medians, one point per cell, on log axes with the y = x line and
-// a +-5 % band. gnuplot renders it; without gnuplot the plot is skipped with a message.
+// Published against simulated medians, one point per cell with its two interquartile ranges as
+// error bars (the measured one when known), on log axes with the y = x line and a +-5 % band.
+// gnuplot renders it; without gnuplot the plot is skipped with a message.
 void write_plot(const Comparison& c, const std::filesystem::path& dir, const std::string& title) {
   namespace fs = std::filesystem;
   const fs::path work = fs::temp_directory_path() / fmt::format("twinbench-plot-{}", ::getpid());
   fs::create_directories(work);
   std::string data;
   for (const auto& cell : c.cells) {
-    data += fmt::format("{:.3f} {:.3f} {}\n", cell.measured.median_ms, cell.simulated.median, cell.measured.scenario);
+    const auto& m = cell.measured;
+    const auto& s = cell.simulated;
+    data += fmt::format("{:.3f} {:.3f} {} {:.3f} {:.3f} {:.3f} {:.3f}\n", m.median_ms, s.median, m.scenario,
+                        m.summary ? m.summary->q1 : m.median_ms, m.summary ? m.summary->q3 : m.median_ms, s.q1, s.q3);
   }
   scenario::write_file_atomically(work / "cells.dat", data);
   for (const auto& [terminal, extension] : {std::pair{"pngcairo size 900,800", "png"}, std::pair{"svg size 900,800", "svg"}}) {
@@ -383,13 +411,13 @@ void write_plot(const Comparison& c, const std::filesystem::path& dir, const std
     const fs::path partial = dir / fmt::format(".reproduction.{}.partial", extension);
     const std::string script = fmt::format(
         "set terminal {}\nset output '{}'\nset title '{}' noenhanced\nset logscale xy\nset grid\n"
-        "set xlabel '{} median (ms)'\nset ylabel 'simulated median (ms)'\nset key top left\n"
+        "set xlabel '{} median (ms), bars q1..q3'\nset ylabel 'simulated median (ms), bars q1..q3'\nset key top left\n"
         "set xrange [20:20000]\nset yrange [20:20000]\n"
         "plot x title 'simulated = {}' lc rgb 'black', 1.05*x title '+5 %' dt 2 lc rgb 'gray', "
         "0.95*x title '-5 %' dt 2 lc rgb 'gray', "
-        "'{}' using 1:(strcol(3) eq 'latency' ? $2 : 1/0) title 'latency' pt 7 ps 1.2, "
-        "'{}' using 1:(strcol(3) eq 'small_download' ? $2 : 1/0) title 'small download' pt 5 ps 1.2, "
-        "'{}' using 1:(strcol(3) eq 'file_download' ? $2 : 1/0) title 'file download' pt 9 ps 1.4\n",
+        "'{}' using 1:(strcol(3) eq 'latency' ? $2 : 1/0):4:5:6:7 with xyerrorbars title 'latency' pt 7 ps 1.2, "
+        "'{}' using 1:(strcol(3) eq 'small_download' ? $2 : 1/0):4:5:6:7 with xyerrorbars title 'small download' pt 5 ps 1.2, "
+        "'{}' using 1:(strcol(3) eq 'file_download' ? $2 : 1/0):4:5:6:7 with xyerrorbars title 'file download' pt 9 ps 1.4\n",
         terminal, partial.string(), title, c.reference, c.reference, (work / "cells.dat").string(), (work / "cells.dat").string(),
         (work / "cells.dat").string());
     scenario::write_file_atomically(work / "plot.gp", script);

@@ -46,6 +46,10 @@ struct CellComparison {
   double error_frames() const { return error_ms() / frame_ms; }
   bool within_one_frame() const;
   bool within_goal() const;  // within max(1 frame, 5 %)
+  // Whether the simulated median lies within the measured interquartile range (to the 0.1 ms the
+  // reference files round to): an error the measurement's own spread cannot tell from zero.
+  // Unknown without a five-number summary.
+  std::optional<bool> within_measured_iqr() const;
 };
 
 struct Comparison {
@@ -57,6 +61,8 @@ struct Comparison {
   double max_abs_pct() const;
   std::size_t within_one_frame() const;
   std::size_t within_goal() const;
+  std::size_t with_summary() const;  // cells whose measured five-number summary is known
+  std::size_t within_measured_iqr() const;
 };
 
 // Simulates, under `profile`, the published scenarios restricted to the cells in `measured`

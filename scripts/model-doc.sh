@@ -48,7 +48,8 @@ sed -e "s/@tls_max_version@/$version/" \
 {
   echo "From \`$repro\` (\`twinbench reproduce --out results/reproduction\`):"
   echo
-  grep -m1 '^\*\*' "$repro"
+  # The summary lines: the frame and 5 % criteria, then the interquartile one.
+  grep -m2 '^\*\*' "$repro"
   echo
   # The same 60 cells split by the calibration's fit set (patterns scenario[/fps[/bytes]]).
   fit=$(grep -m1 -oE 'Fitted on `[^`]+`' "$calib" | sed -E 's/Fitted on `(.*)`/\1/')
@@ -87,7 +88,7 @@ sed -e "s/@tls_max_version@/$version/" \
   # The calibration report up to its per-cell tables: the command, parameters and both summaries.
   sed -n '3,/^\*\*Held-out/p' "$calib"
   echo
-  echo "Per cell (published, simulated, errors; ✗ = outside max(1 frame, 5 %)):"
+  echo "Per cell (published, simulated, errors; ✗ = outside max(1 frame, 5 %); in IQR = the simulated median within the published q1..q3):"
   # The per-table sections of the reproduction report, without the five-number summaries.
   sed -n '/^## latency/,/^## Five-number/p' "$repro" | sed '$d' | sed 's/^## /### /'
   echo "The five-number summaries side by side are in [\`$repro\`](../$repro)."

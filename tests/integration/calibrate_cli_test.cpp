@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "calibrate.hpp"
+#include "reproduce.hpp"
 #include "commands.hpp"
 
 namespace tb {
@@ -123,6 +124,34 @@ TEST(CalibrateParameters, JitterIsFittedOnlyWhenNamed) {
   EXPECT_EQ(std::count(defaults.begin(), defaults.end(), "rtt_ms"), 1);
   EXPECT_EQ(names(app::select_parameters("rtt_ms,jitter_ms")), (std::vector<std::string>{"rtt_ms", "jitter_ms"}));
   EXPECT_THROW(app::select_parameters("jitter"), std::runtime_error);
+}
+
+// The interquartile criterion: the simulated median against the measured q1..q3, to the 0.1 ms
+// the reference files are rounded to; unknown for a cell measured without a summary.
+TEST(CompareCells, WithinTheMeasuredInterquartileRange) {
+  auto cell = [](std::optional<std::pair<double, double>> iqr, double simulated_median) {
+    app::CellComparison c;
+    c.measured.median_ms = 165;
+    if (iqr) c.measured.summary = scenario::Summary{25, 150, iqr->first, 165, iqr->second, 180, 180, 180, 165};
+    c.simulated = scenario::summarize({simulated_median});
+    c.frame_ms = 1000.0 / 60;
+    return c;
+  };
+  EXPECT_EQ(cell(std::nullopt, 165).within_measured_iqr(), std::nullopt);
+  EXPECT_EQ(cell(std::pair(160.0, 170.0), 165).within_measured_iqr(), true);
+  EXPECT_EQ(cell(std::pair(160.0, 170.0), 170.05).within_measured_iqr(), true);
+  EXPECT_EQ(cell(std::pair(160.0, 170.0), 170.2).within_measured_iqr(), false);
+  EXPECT_EQ(cell(std::pair(160.0, 170.0), 159.85).within_measured_iqr(), false);
+  // A frame-quantized cell: q1 = q3 = 10 frames at 60 fps, published to 0.1 ms.
+  EXPECT_EQ(cell(std::pair(166.6, 166.6), 1000.0 / 6).within_measured_iqr(), true);
+  EXPECT_EQ(cell(std::pair(166.6, 166.6), 1100.0 / 6).within_measured_iqr(), false);
+
+  app::Comparison all;
+  all.cells = {cell(std::nullopt, 165), cell(std::pair(160.0, 170.0), 165), cell(std::pair(160.0, 170.0), 175)};
+  EXPECT_EQ(all.with_summary(), 2u);
+  EXPECT_EQ(all.within_measured_iqr(), 1u);
+  EXPECT_NE(app::comparison_markdown(all, "t").find("**1 of the 2 cells with a published five-number summary"),
+            std::string::npos);
 }
 
 }  // namespace
