@@ -76,6 +76,27 @@ TEST_F(CalibrateCli, BadCellPatternIsBadInput) {
   EXPECT_FALSE(fs::exists(dir_ / "p.textproto"));
 }
 
+// `validate` (reproduce's code on a subset): the same measured file gives byte-identical report,
+// CSV and plots, whether its simulations run in one process or in worker processes.
+TEST_F(CalibrateCli, ValidateWritesByteIdenticalFilesAcrossRunsAndJobs) {
+  const auto file = write("measured.csv", "scenario,fps,body_bytes,variant,min_ms,q1_ms,median_ms,q3_ms,max_ms\n"
+                                          "latency,30,0,c3s_coop,60,66,66.7,67,80\n"
+                                          "latency,60,0,c3_thr,150,160,166.6,170,200\n");
+  std::string out, err;
+  for (const char* jobs : {"1", "2"}) {
+    ASSERT_EQ(run({"validate", file.string(), "--out", (dir_ / jobs).string(), "--jobs", jobs, "-q"}, &out, &err), 0)
+        << err;
+  }
+  for (const char* name : {"reproduction.csv", "reproduction.md", "reproduction.svg", "reproduction.png"}) {
+    std::ifstream a(dir_ / "1" / name, std::ios::binary), b(dir_ / "2" / name, std::ios::binary);
+    std::stringstream ta, tb;
+    ta << a.rdbuf();
+    tb << b.rdbuf();
+    EXPECT_FALSE(ta.str().empty()) << name;
+    EXPECT_EQ(ta.str(), tb.str()) << name;
+  }
+}
+
 // A tiny calibration: one parameter, two cells fitted, one held out, two runs per cell.
 TEST_F(CalibrateCli, FitsOneParameterOnATinySubsetAndWritesTheProfile) {
   const auto file = dir_ / "fitted.textproto";
