@@ -391,6 +391,13 @@ std::string comparison_csv(const Comparison& c) {
 
 namespace {
 
+// A gnuplot single-quoted string: a quote inside is doubled.
+std::string gnuplot_quoted(const std::string& text) {
+  std::string out = "'";
+  for (char ch : text) out += ch == '\'' ? std::string("''") : std::string(1, ch);
+  return out + "'";
+}
+
 // Published against simulated medians, one point per cell with its two interquartile ranges as
 // error bars (the measured one when known), on log axes with the y = x line and a +-5 % band.
 // gnuplot renders it; without gnuplot the plot is skipped with a message.
@@ -406,20 +413,20 @@ void write_plot(const Comparison& c, const std::filesystem::path& dir, const std
                         m.summary ? m.summary->q1 : m.median_ms, m.summary ? m.summary->q3 : m.median_ms, s.q1, s.q3);
   }
   scenario::write_file_atomically(work / "cells.dat", data);
+  const std::string data_file = gnuplot_quoted((work / "cells.dat").string());
   for (const auto& [terminal, extension] : {std::pair{"pngcairo size 900,800", "png"}, std::pair{"svg size 900,800", "svg"}}) {
     const fs::path target = dir / fmt::format("reproduction.{}", extension);
     const fs::path partial = dir / fmt::format(".reproduction.{}.partial", extension);
     const std::string script = fmt::format(
-        "set terminal {}\nset output '{}'\nset title '{}' noenhanced\nset logscale xy\nset grid\n"
+        "set terminal {}\nset output {}\nset title {} noenhanced\nset logscale xy\nset grid\n"
         "set xlabel '{} median (ms), bars q1..q3'\nset ylabel 'simulated median (ms), bars q1..q3'\nset key top left\n"
         "set xrange [20:20000]\nset yrange [20:20000]\n"
         "plot x title 'simulated = {}' lc rgb 'black', 1.05*x title '+5 %' dt 2 lc rgb 'gray', "
         "0.95*x title '-5 %' dt 2 lc rgb 'gray', "
-        "'{}' using 1:(strcol(3) eq 'latency' ? $2 : 1/0):4:5:6:7 with xyerrorbars title 'latency' pt 7 ps 1.2, "
-        "'{}' using 1:(strcol(3) eq 'small_download' ? $2 : 1/0):4:5:6:7 with xyerrorbars title 'small download' pt 5 ps 1.2, "
-        "'{}' using 1:(strcol(3) eq 'file_download' ? $2 : 1/0):4:5:6:7 with xyerrorbars title 'file download' pt 9 ps 1.4\n",
-        terminal, partial.string(), title, c.reference, c.reference, (work / "cells.dat").string(), (work / "cells.dat").string(),
-        (work / "cells.dat").string());
+        "{} using 1:(strcol(3) eq 'latency' ? $2 : 1/0):4:5:6:7 with xyerrorbars title 'latency' pt 7 ps 1.2, "
+        "{} using 1:(strcol(3) eq 'small_download' ? $2 : 1/0):4:5:6:7 with xyerrorbars title 'small download' pt 5 ps 1.2, "
+        "{} using 1:(strcol(3) eq 'file_download' ? $2 : 1/0):4:5:6:7 with xyerrorbars title 'file download' pt 9 ps 1.4\n",
+        terminal, gnuplot_quoted(partial.string()), gnuplot_quoted(title), c.reference, c.reference, data_file, data_file, data_file);
     scenario::write_file_atomically(work / "plot.gp", script);
     const std::string command = fmt::format("gnuplot '{}' 2>'{}'", (work / "plot.gp").string(), (work / "gnuplot.log").string());
     if (std::system(command.c_str()) != 0) {

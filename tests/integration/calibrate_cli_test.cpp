@@ -97,6 +97,20 @@ TEST_F(CalibrateCli, ValidateWritesByteIdenticalFilesAcrossRunsAndJobs) {
   }
 }
 
+// Fewer rounds than the protocol are said in the report; a quote in a path or title does not
+// break the plot (gnuplot's quoting).
+TEST_F(CalibrateCli, ValidateWithFewerRoundsSaysSoAndPlotsPathsWithQuotes) {
+  const auto file = write("it's.csv", kHeader + "latency,60,0,c3s_coop,50\n");
+  const auto out_dir = dir_ / "o'ut";
+  std::string out, err;
+  ASSERT_EQ(run({"validate", file.string(), "--runs", "2", "--out", out_dir.string(), "-q"}, &out, &err), 0) << err;
+  EXPECT_NE(out.find("(2 measured rounds per cell, not the protocol's)"), std::string::npos) << out;
+  EXPECT_EQ(err.find("gnuplot failed"), std::string::npos) << err;
+  for (const char* name : {"reproduction.csv", "reproduction.md", "reproduction.svg", "reproduction.png"}) {
+    EXPECT_TRUE(fs::exists(out_dir / name)) << name;
+  }
+}
+
 // A tiny calibration: one parameter, two cells fitted, one held out, two runs per cell.
 TEST_F(CalibrateCli, FitsOneParameterOnATinySubsetAndWritesTheProfile) {
   const auto file = dir_ / "fitted.textproto";
