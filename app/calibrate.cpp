@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
+#include <tuple>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -55,12 +57,12 @@ std::vector<CalibrationParameter> calibration_parameters() {
                [](const twinbench::Scenario& s) { return s.tls().handshake_cpu_ms(); },
                [](twinbench::Scenario& s, double v) { s.mutable_tls()->set_handshake_cpu_ms(v); }});
   p.push_back({"server_delayed_ack_ms", "the server's minimum delayed-ACK timeout (Linux TCP_ATO_MIN: 40)",
-               range(20, 40, 1),
+               range(20, 60, 1),
                [](const twinbench::Scenario& s) {
                  return s.network().server_tcp().has_delayed_ack_ms() ? s.network().server_tcp().delayed_ack_ms() : 40.0;
                },
                [](twinbench::Scenario& s, double v) { s.mutable_network()->mutable_server_tcp()->set_delayed_ack_ms(v); }});
-  p.push_back({"rtt_ms", "base RTT of the path, split evenly between the two one-way delays", range(30, 36, 0.5),
+  p.push_back({"rtt_ms", "base RTT of the path, split evenly between the two one-way delays", range(20, 40, 0.5),
                [](const twinbench::Scenario& s) {
                  return s.network().link().client_to_server_delay_ms() + s.network().link().server_to_client_delay_ms();
                },
@@ -73,7 +75,7 @@ std::vector<CalibrationParameter> calibration_parameters() {
                [](twinbench::Scenario& s, double v) { s.mutable_network()->mutable_link()->set_jitter_ms(v); },
                /*only_when_named=*/true});
   p.push_back({"server_think_ms", "server time from a complete request to the response (Nginx -> Daphne -> Django)",
-               range(0, 3, 0.25), [](const twinbench::Scenario& s) { return s.network().server_think_ms(); },
+               range(0, 10, 0.25), [](const twinbench::Scenario& s) { return s.network().server_think_ms(); },
                [](twinbench::Scenario& s, double v) { s.mutable_network()->set_server_think_ms(v); }});
   p.push_back({"downlink_mbps", "bottleneck rate server -> client", {100, 150, 200, 300, 400, 500, 600, 800, 1000},
                [](const twinbench::Scenario& s) { return s.network().link().downlink_mbps(); },
@@ -147,6 +149,33 @@ double calibration_loss(const Comparison& c) {
 
 namespace {
 
+// --starts NAME=V1,V2,...: the starting values of one fitted parameter.
+struct Starts {
+  std::optional<CalibrationParameter> param;
+  std::vector<double> values;
+};
+
+Starts parse_starts(const std::string& text, const std::vector<CalibrationParameter>& params) {
+  Starts starts;
+  if (text.empty()) return starts;
+  const auto eq = text.find('=');
+  const std::string name = text.substr(0, eq);
+  const auto it = std::find_if(params.begin(), params.end(), [&](const auto& p) { return p.name == name; });
+  if (eq == std::string::npos || it == params.end()) {
+    throw std::runtime_error(fmt::format("--starts: expected NAME=V1,V2,... with NAME a fitted parameter, got '{}'", text));
+  }
+  starts.param = *it;
+  for (const auto& v : split_on(text.substr(eq + 1), ',')) {
+    char* end = nullptr;
+    const double value = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end != '\0' || !std::isfinite(value)) {
+      throw std::runtime_error(fmt::format("--starts: '{}' is not a number", v));
+    }
+    starts.values.push_back(value);
+  }
+  return starts;
+}
+
 std::string summary_line(const Comparison& c) {
   return fmt::format("{} cells: {} within one frame, {} within max(1 frame, 5 %); median |error| {:.1f} %, max {:.1f} %",
                      c.cells.size(), c.within_one_frame(), c.within_goal(), c.median_abs_pct(), c.max_abs_pct());
@@ -157,12 +186,14 @@ std::string summary_line(const Comparison& c) {
 int calibrate_command(const CalibrateArgs& a) {
   twinbench::Scenario start;
   std::vector<CalibrationParameter> params;
+  Starts starts;
   std::vector<MeasuredCell> fit, holdout;
   try {
     check_cell_patterns(a.fit, "--fit");
     check_cell_patterns(a.holdout, "--holdout");
     start = load_profile(a.profile);
     params = select_parameters(a.params);
+    starts = parse_starts(a.starts, params);
     if (a.runs < 1) throw std::runtime_error("--runs: expected >= 1");
     for (auto& c : published_cells()) {
       if (cell_matches(c, a.fit)) {
@@ -194,29 +225,54 @@ int calibrate_command(const CalibrateArgs& a) {
     return loss;
   };
 
-  twinbench::Scenario best = start;
-  double best_loss = 0;
-  try {
-    best_loss = loss_of(best);
+  // Coordinate descent from one starting point: each pass sets each parameter in turn to its best
+  // grid value, the others held.
+  auto descend = [&](twinbench::Scenario s) {
+    double loss = loss_of(s);
     for (unsigned pass = 0; pass < a.passes; ++pass) {
       bool changed = false;
       for (const auto& p : params) {
-        const double current = p.get(best);
-        double chosen = current, chosen_loss = best_loss;
+        const double current = p.get(s);
+        double chosen = current, chosen_loss = loss;
         for (double v : p.grid) {
-          twinbench::Scenario candidate = best;
+          twinbench::Scenario candidate = s;
           p.set(candidate, v);
           const double l = loss_of(candidate);
           if (l < chosen_loss - 1e-9) chosen = v, chosen_loss = l;
         }
         if (chosen != current) {
-          p.set(best, chosen);
-          best_loss = chosen_loss;
+          p.set(s, chosen);
+          loss = chosen_loss;
           changed = true;
         }
-        if (!a.quiet) std::cerr << fmt::format("pass {}: {} = {} (loss {:.3f})\n", pass + 1, p.name, value_text(chosen), best_loss);
+        if (!a.quiet) std::cerr << fmt::format("pass {}: {} = {} (loss {:.3f})\n", pass + 1, p.name, value_text(chosen), loss);
       }
       if (!changed) break;
+    }
+    return std::pair{s, loss};
+  };
+
+  // One descent from the profile, or one per --starts value (the descent only finds the nearest
+  // minimum: two parameters that trade off, such as the RTT and the server's think time in a warm
+  // ping, can hold it in a worse one). The lowest loss wins; the first on a tie.
+  twinbench::Scenario best = start;
+  double best_loss = 0;
+  std::string starts_report;
+  try {
+    if (!starts.param) {
+      std::tie(best, best_loss) = descend(start);
+    } else {
+      starts_report = fmt::format("| start `{}` | loss | fitted |\n|---:|---:|---|\n", starts.param->name);
+      bool first = true;
+      for (double v : starts.values) {
+        twinbench::Scenario s = start;
+        starts.param->set(s, v);
+        if (!a.quiet) std::cerr << fmt::format("start {} = {}\n", starts.param->name, value_text(v));
+        auto [fitted, loss] = descend(s);
+        starts_report += fmt::format("| {} | {:.3f} | {}|\n", value_text(v), loss, key_of(fitted));
+        if (first || loss < best_loss - 1e-9) best = fitted, best_loss = loss;
+        first = false;
+      }
     }
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
@@ -240,6 +296,10 @@ int calibrate_command(const CalibrateArgs& a) {
   report += fmt::format("Fitted on `{}` ({} cells, {} runs per cell during the search); held out: `{}` ({} cells). "
                         "Coordinate descent over bounded grids, {} pass(es) at most, {} simulations, {:.0f} s.\n\n",
                         a.fit, fit.size(), a.runs, a.holdout, holdout.size(), a.passes, evaluations, search_s);
+  if (!starts_report.empty()) {
+    report += fmt::format("One descent per starting value of `{}` (`--starts {}`); the lowest fit-set loss wins:\n\n{}\n",
+                          starts.param->name, a.starts, starts_report);
+  }
   report += "| parameter | start | fitted | grid | stands for |\n|---|---:|---:|---|---|\n";
   std::string header;
   for (const auto& p : params) {
@@ -260,9 +320,9 @@ int calibrate_command(const CalibrateArgs& a) {
   printer.PrintToString(best, &text);
   const std::string file = fmt::format(
       "# proto-file: scenario/proto/scenario.proto\n# proto-message: twinbench.Scenario\n#\n"
-      "# Written by `twinbench calibrate --profile {} --fit {} --holdout {} --runs {}`.\n"
+      "# Written by `twinbench calibrate --profile {} --fit {} --holdout {} --runs {}{}`.\n"
       "# Fitted parameters:\n{}# Fit set: {}.\n# Held-out: {}.\n\n{}",
-      a.profile, a.fit, a.holdout, a.runs, header, summary_line(fit_result),
+      a.profile, a.fit, a.holdout, a.runs, a.starts.empty() ? "" : " --starts " + a.starts, header, summary_line(fit_result),
       holdout.empty() ? std::string("none") : summary_line(holdout_result), text);
   try {
     const std::filesystem::path out(a.out);

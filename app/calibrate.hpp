@@ -40,6 +40,7 @@ struct CalibrateArgs {
   std::string fit = "latency,small_download/60/10240";
   std::string holdout = "rest";
   std::string params;        // empty: the defaults
+  std::string starts;        // NAME=V1,V2,...: one descent per starting value of a fitted parameter
   std::string out = "out/calibration/lightsail-2026.fitted.textproto";
   unsigned jobs = 1;
   std::uint32_t runs = 5;    // measured rounds per cell during the search (warmups as published)

@@ -316,6 +316,8 @@ int main_with_args(const std::vector<std::string>& args) {
   calibrate_cmd->add_option("--holdout", calibrate.holdout, "Cells reported, not fitted: patterns, or rest")
       ->capture_default_str();
   calibrate_cmd->add_option("--params", calibrate.params, "Parameters fitted, comma-separated (default: all)");
+  calibrate_cmd->add_option("--starts", calibrate.starts,
+                            "NAME=V1,V2,...: one descent per starting value of a fitted parameter; the best wins");
   calibrate_cmd->add_option("--runs", calibrate.runs, "Measured rounds per cell during the search")
       ->capture_default_str();
   calibrate_cmd->add_option("--passes", calibrate.passes, "Coordinate-descent passes at most")->capture_default_str();

@@ -111,6 +111,30 @@ TEST_F(CalibrateCli, ValidateWithFewerRoundsSaysSoAndPlotsPathsWithQuotes) {
   }
 }
 
+// --starts: one descent per starting value, each reported, the profile written from the best.
+TEST_F(CalibrateCli, DescendsFromEachStartingValue) {
+  const auto file = dir_ / "fitted.textproto";
+  std::string out, err;
+  ASSERT_EQ(run({"calibrate", "--fit", "latency/60/0/c3s_coop", "--holdout", "latency/60/0/c3s_thr", "--params",
+                 "server_think_ms", "--starts", "server_think_ms=0,2.5", "--runs", "1", "--passes", "1", "--out",
+                 file.string(), "-q", "-j", "1"},
+                &out, &err),
+            0)
+      << err;
+  EXPECT_NE(out.find("One descent per starting value of `server_think_ms`"), std::string::npos) << out;
+  EXPECT_NE(out.find("\n| 0 | "), std::string::npos) << out;
+  EXPECT_NE(out.find("\n| 2.5 | "), std::string::npos) << out;
+  EXPECT_TRUE(fs::exists(file));
+  for (const char* bad : {"think=1", "server_think_ms", "server_think_ms=1,x", "rtt_ms=30"}) {
+    EXPECT_EQ(run({"calibrate", "--params", "server_think_ms", "--starts", bad, "--out", (dir_ / "bad.textproto").string()},
+                  &out, &err),
+              2)
+        << bad;
+    EXPECT_NE(err.find("--starts"), std::string::npos) << err;
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "bad.textproto"));
+}
+
 // A tiny calibration: one parameter, two cells fitted, one held out, two runs per cell.
 TEST_F(CalibrateCli, FitsOneParameterOnATinySubsetAndWritesTheProfile) {
   const auto file = dir_ / "fitted.textproto";
