@@ -56,8 +56,10 @@ std::vector<CalibrationParameter> calibration_parameters() {
   p.push_back({"handshake_cpu_ms", "server CPU time before its first handshake flight", range(0, 40, 1),
                [](const twinbench::Scenario& s) { return s.tls().handshake_cpu_ms(); },
                [](twinbench::Scenario& s, double v) { s.mutable_tls()->set_handshake_cpu_ms(v); }});
-  p.push_back({"server_delayed_ack_ms", "the server's minimum delayed-ACK timeout (Linux TCP_ATO_MIN: 40)",
-               range(20, 60, 1),
+  // Bounded to what Linux can do: a delayed ACK waits TCP_ATO_MIN (40 ms) and fires on the next
+  // timer tick (up to 4 ms later at HZ=250); lower values would stand for something else.
+  p.push_back({"server_delayed_ack_ms", "the server's delayed-ACK timeout: Linux's TCP_ATO_MIN (40 ms) plus its timer tick",
+               range(40, 48, 1),
                [](const twinbench::Scenario& s) {
                  return s.network().server_tcp().has_delayed_ack_ms() ? s.network().server_tcp().delayed_ack_ms() : 40.0;
                },
@@ -293,6 +295,9 @@ int calibrate_command(const CalibrateArgs& a) {
   fit_result.profile_description = holdout_result.profile_description = best.description();
 
   std::string report = fmt::format("# Calibration of profile `{}`\n\n", start.name());
+  report += fmt::format("`twinbench calibrate --profile {} --fit {} --holdout {} --runs {}{}{}`\n\n", a.profile, a.fit,
+                        a.holdout, a.runs, a.params.empty() ? "" : " --params " + a.params,
+                        a.starts.empty() ? "" : " --starts " + a.starts);
   report += fmt::format("Fitted on `{}` ({} cells, {} runs per cell during the search); held out: `{}` ({} cells). "
                         "Coordinate descent over bounded grids, {} pass(es) at most, {} simulations, {:.0f} s.\n\n",
                         a.fit, fit.size(), a.runs, a.holdout, holdout.size(), a.passes, evaluations, search_s);
@@ -320,9 +325,10 @@ int calibrate_command(const CalibrateArgs& a) {
   printer.PrintToString(best, &text);
   const std::string file = fmt::format(
       "# proto-file: scenario/proto/scenario.proto\n# proto-message: twinbench.Scenario\n#\n"
-      "# Written by `twinbench calibrate --profile {} --fit {} --holdout {} --runs {}{}`.\n"
+      "# Written by `twinbench calibrate --profile {} --fit {} --holdout {} --runs {}{}{}`.\n"
       "# Fitted parameters:\n{}# Fit set: {}.\n# Held-out: {}.\n\n{}",
-      a.profile, a.fit, a.holdout, a.runs, a.starts.empty() ? "" : " --starts " + a.starts, header, summary_line(fit_result),
+      a.profile, a.fit, a.holdout, a.runs, a.params.empty() ? "" : " --params " + a.params,
+      a.starts.empty() ? "" : " --starts " + a.starts, header, summary_line(fit_result),
       holdout.empty() ? std::string("none") : summary_line(holdout_result), text);
   try {
     const std::filesystem::path out(a.out);

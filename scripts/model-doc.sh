@@ -49,8 +49,7 @@ sed -e "s/@tls_max_version@/$version/" \
   echo "From \`$repro\` (\`twinbench reproduce --out results/reproduction\`):"
   echo
   # The summary lines: the frame and 5 % criteria, then the interquartile one.
-  grep -m2 '^\*\*' "$repro"
-  echo
+  grep -m2 '^\*\*' "$repro" | sed G
   # The same 60 cells split by the calibration's fit set (patterns scenario[/fps[/bytes]]).
   fit=$(grep -m1 -oE 'Fitted on `[^`]+`' "$calib" | sed -E 's/Fitted on `(.*)`/\1/')
   awk -F, -v fit="$fit" '
