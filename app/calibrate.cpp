@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -178,6 +179,12 @@ Starts parse_starts(const std::string& text, const std::vector<CalibrationParame
   return starts;
 }
 
+// The command that made a calibration, for its report and the fitted profile's header.
+std::string command_line(const CalibrateArgs& a) {
+  return fmt::format("twinbench calibrate --profile {} --fit {} --holdout {} --runs {}{}{}", a.profile, a.fit, a.holdout,
+                     a.runs, a.params.empty() ? "" : " --params " + a.params, a.starts.empty() ? "" : " --starts " + a.starts);
+}
+
 std::string summary_line(const Comparison& c) {
   return fmt::format("{} cells: {} within one frame, {} within max(1 frame, 5 %); median |error| {:.1f} %, max {:.1f} %",
                      c.cells.size(), c.within_one_frame(), c.within_goal(), c.median_abs_pct(), c.max_abs_pct());
@@ -258,22 +265,20 @@ int calibrate_command(const CalibrateArgs& a) {
   // minimum: two parameters that trade off, such as the RTT and the server's think time in a warm
   // ping, can hold it in a worse one). The lowest loss wins; the first on a tie.
   twinbench::Scenario best = start;
-  double best_loss = 0;
+  double best_loss = std::numeric_limits<double>::infinity();
   std::string starts_report;
   try {
     if (!starts.param) {
       std::tie(best, best_loss) = descend(start);
     } else {
       starts_report = fmt::format("| start `{}` | loss | fitted |\n|---:|---:|---|\n", starts.param->name);
-      bool first = true;
       for (double v : starts.values) {
         twinbench::Scenario s = start;
         starts.param->set(s, v);
         if (!a.quiet) std::cerr << fmt::format("start {} = {}\n", starts.param->name, value_text(v));
         auto [fitted, loss] = descend(s);
         starts_report += fmt::format("| {} | {:.3f} | {}|\n", value_text(v), loss, key_of(fitted));
-        if (first || loss < best_loss - 1e-9) best = fitted, best_loss = loss;
-        first = false;
+        if (loss < best_loss - 1e-9) best = fitted, best_loss = loss;
       }
     }
   } catch (const std::exception& e) {
@@ -295,9 +300,7 @@ int calibrate_command(const CalibrateArgs& a) {
   fit_result.profile_description = holdout_result.profile_description = best.description();
 
   std::string report = fmt::format("# Calibration of profile `{}`\n\n", start.name());
-  report += fmt::format("`twinbench calibrate --profile {} --fit {} --holdout {} --runs {}{}{}`\n\n", a.profile, a.fit,
-                        a.holdout, a.runs, a.params.empty() ? "" : " --params " + a.params,
-                        a.starts.empty() ? "" : " --starts " + a.starts);
+  report += fmt::format("`{}`\n\n", command_line(a));
   report += fmt::format("Fitted on `{}` ({} cells, {} runs per cell during the search); held out: `{}` ({} cells). "
                         "Coordinate descent over bounded grids, {} pass(es) at most, {} simulations, {:.0f} s.\n\n",
                         a.fit, fit.size(), a.runs, a.holdout, holdout.size(), a.passes, evaluations, search_s);
@@ -325,10 +328,9 @@ int calibrate_command(const CalibrateArgs& a) {
   printer.PrintToString(best, &text);
   const std::string file = fmt::format(
       "# proto-file: scenario/proto/scenario.proto\n# proto-message: twinbench.Scenario\n#\n"
-      "# Written by `twinbench calibrate --profile {} --fit {} --holdout {} --runs {}{}{}`.\n"
+      "# Written by `{}`.\n"
       "# Fitted parameters:\n{}# Fit set: {}.\n# Held-out: {}.\n\n{}",
-      a.profile, a.fit, a.holdout, a.runs, a.params.empty() ? "" : " --params " + a.params,
-      a.starts.empty() ? "" : " --starts " + a.starts, header, summary_line(fit_result),
+      command_line(a), header, summary_line(fit_result),
       holdout.empty() ? std::string("none") : summary_line(holdout_result), text);
   try {
     const std::filesystem::path out(a.out);
