@@ -2,6 +2,7 @@
 
 #include "twinbench/sim/delivery_rate.hpp"
 
+#include <ns3/abort.h>
 #include <ns3/boolean.h>
 #include <ns3/nstime.h>
 #include <ns3/object-factory.h>
@@ -32,11 +33,64 @@ int LinuxTcpSocket::Send(Ptr<ns3::Packet> p, uint32_t flags) {
   return accepted;
 }
 
+// TcpSocketBase::Recv, reading what take_in_order_data took out of the receive buffer.
 Ptr<ns3::Packet> LinuxTcpSocket::Recv(uint32_t max_size, uint32_t flags) {
-  Ptr<ns3::Packet> p = TcpSocketBase::Recv(max_size, flags);
-  if (p && p->GetSize() > 0) cleanup_after_read(p->GetSize());
-  return p;
+  NS_ABORT_MSG_IF(flags, "use of flags is not supported in LinuxTcpSocket::Recv()");
+  if (receive_buffer_used() == 0 && m_state == CLOSE_WAIT) return ns3::Create<ns3::Packet>();  // EOF
+  const uint32_t size = std::min(max_size, unread_bytes_);
+  if (size == 0) return nullptr;
+  auto out = ns3::Create<ns3::Packet>();
+  while (out->GetSize() < size) {
+    Ptr<ns3::Packet>& head = unread_.front();
+    const uint32_t wanted = size - out->GetSize();
+    if (head->GetSize() <= wanted) {
+      out->AddAtEnd(head);
+      unread_.pop_front();
+    } else {
+      out->AddAtEnd(head->CreateFragment(0, wanted));
+      head = head->CreateFragment(wanted, head->GetSize() - wanted);
+    }
+  }
+  unread_bytes_ -= size;
+  m_tcb->m_rxBuffer->SetMaxBufferSize(m_tcb->m_rxBuffer->MaxBufferSize() + size);
+  cleanup_after_read(size);
+  return out;
 }
+
+uint32_t LinuxTcpSocket::GetRxAvailable() const { return unread_bytes_ + m_tcb->m_rxBuffer->Available(); }
+
+// TcpSocketBase::Close resets the connection when unread data remains; so does this one when the
+// unread data is here.
+int LinuxTcpSocket::Close() {
+  if (unread_bytes_ > 0) {
+    SendRST();
+    return 0;
+  }
+  return TcpSocketBase::Close();
+}
+
+uint32_t LinuxTcpSocket::GetRcvBufSize() const { return receive_buffer_capacity(); }
+
+// ns-3's TcpRxBuffer keeps unread in-order data in the map that holds out-of-order segments, and
+// Add walks that map from its start for every arriving segment: with a reader slower than the
+// link, each segment costs as much as the unread data. Taking in-order data out at once, and
+// lowering the buffer's capacity by as many bytes, leaves the map with out-of-order data only and
+// every window ns-3 computes unchanged: MaxRxSequence (the right edge offered) is NextRxSequence
+// plus capacity, which is the first unread byte plus RcvBufSize either way.
+void LinuxTcpSocket::take_in_order_data() {
+  auto& rx = *m_tcb->m_rxBuffer;
+  if (rx.Available() == 0) return;
+  Ptr<ns3::Packet> data = rx.Extract(rx.Available());
+  unread_bytes_ += data->GetSize();
+  rx.SetMaxBufferSize(rx.MaxBufferSize() - data->GetSize());
+  unread_.push_back(std::move(data));
+}
+
+std::uint32_t LinuxTcpSocket::receive_buffer_capacity() const {
+  return m_tcb->m_rxBuffer->MaxBufferSize() + unread_bytes_;
+}
+
+std::uint32_t LinuxTcpSocket::receive_buffer_used() const { return m_tcb->m_rxBuffer->Size() + unread_bytes_; }
 
 Ptr<ns3::TcpSocketBase> LinuxTcpSocket::Fork() {
   auto copy = ns3::CopyObject<LinuxTcpSocket>(this);
@@ -191,6 +245,7 @@ void LinuxTcpSocket::ReceivedData(Ptr<ns3::Packet> packet, const ns3::TcpHeader&
     send_ack();
     return;
   }
+  take_in_order_data();
   const bool in_order = header.GetSequenceNumber() <= expected;
   if (in_order) {
     const std::int64_t new_bytes = std::min<std::int64_t>(header.GetSequenceNumber() + size - expected,
@@ -199,7 +254,7 @@ void LinuxTcpSocket::ReceivedData(Ptr<ns3::Packet> packet, const ns3::TcpHeader&
   } else {
     ack_.scheduled = true;  // tcp_data_queue_ofo: out of order, ACKed (SACKed) at once below
   }
-  const bool gap = rx.Size() > rx.Available();                     // data still out of order
+  const bool gap = rx.Size() > 0;                                  // data still out of order
   const bool gap_filled = rx.NextRxSequence() > expected + size;   // RFC 5681 4.2: ACK at once
   if (!in_order || gap || gap_filled) {
     m_congestionControl->CwndEvent(m_tcb, TcpSocketState::CA_EVENT_NON_DELAYED_ACK);
@@ -289,7 +344,7 @@ void LinuxTcpSocket::ack_send_check() {
   const std::int64_t window_now = rx.MaxRxSequence() - rx.NextRxSequence();
   const std::int64_t window_sent = advertised_right_edge_ - ack_.rcv_wup;
   const bool edge_advances =
-      window_now >= window_sent || 2 * (rx.MaxBufferSize() - rx.Size()) >= rx.MaxBufferSize();
+      window_now >= window_sent || 2 * (receive_buffer_capacity() - receive_buffer_used()) >= receive_buffer_capacity();
   if ((unacked > ack_.rcv_mss && edge_advances) || in_quickack_mode()) {
     m_congestionControl->CwndEvent(m_tcb, TcpSocketState::CA_EVENT_NON_DELAYED_ACK);
     send_ack();
@@ -392,12 +447,12 @@ void LinuxTcpSocket::cleanup_after_read(std::uint32_t copied) {
   bool time_to_ack = false;
   if (ack_.scheduled) {
     time_to_ack = rx.NextRxSequence() - ack_.rcv_wup > static_cast<std::int64_t>(ack_.rcv_mss) ||
-                  (copied > 0 && (ack_.pushed2 || (ack_.pushed && !in_pingpong_mode())) && rx.Size() == 0);
+                  (copied > 0 && (ack_.pushed2 || (ack_.pushed && !in_pingpong_mode())) && receive_buffer_used() == 0);
   }
   if (!time_to_ack && !rx.GotFin()) {
     const std::int64_t remaining = std::max<std::int64_t>(advertised_right_edge_ - rx.NextRxSequence(), 0);
     const std::int64_t now_open = rx.MaxRxSequence() - rx.NextRxSequence();
-    time_to_ack = 2 * remaining <= rx.MaxBufferSize() && now_open > 0 && now_open >= 2 * remaining;
+    time_to_ack = 2 * remaining <= receive_buffer_capacity() && now_open > 0 && now_open >= 2 * remaining;
   }
   if (time_to_ack) send_ack();
 }

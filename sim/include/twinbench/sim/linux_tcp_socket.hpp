@@ -16,7 +16,12 @@
 //   adaptive delayed-ACK timeout (icsk_ack.ato), "more than one receive MSS unacknowledged", and
 //   the ACK on a read that drains a pushed small segment (__tcp_ack_snd_check,
 //   tcp_event_data_recv, tcp_event_data_sent, tcp_delack_timer_handler, tcp_cleanup_rbuf).
+//
+// And one change of cost, not of behaviour: in-order data leaves ns-3's TcpRxBuffer as soon as it
+// arrives (see take_in_order_data), so a slow reader does not make every arriving segment walk
+// the unread data.
 #include <cstdint>
+#include <deque>
 #include <map>
 
 #include <ns3/event-id.h>
@@ -34,6 +39,8 @@ class LinuxTcpSocket : public ns3::TcpSocketBase {
 
   int Send(ns3::Ptr<ns3::Packet> p, uint32_t flags) override;
   ns3::Ptr<ns3::Packet> Recv(uint32_t max_size, uint32_t flags) override;
+  uint32_t GetRxAvailable() const override;
+  int Close() override;
 
   std::uint32_t congestion_window() const { return m_tcb->m_cWnd.Get(); }
   std::uint32_t slow_start_threshold() const { return m_tcb->m_ssThresh.Get(); }
@@ -45,6 +52,7 @@ class LinuxTcpSocket : public ns3::TcpSocketBase {
   void ReceivedAck(ns3::Ptr<ns3::Packet> packet, const ns3::TcpHeader& header) override;
   void ReceivedData(ns3::Ptr<ns3::Packet> packet, const ns3::TcpHeader& header) override;
   void DelAckTimeout() override;
+  uint32_t GetRcvBufSize() const override;
 
  private:
   friend ns3::Ptr<LinuxTcpSocket> create_tcp_socket(ns3::Ptr<ns3::Node>, const ResolvedTcp&, std::uint32_t,
@@ -55,6 +63,9 @@ class LinuxTcpSocket : public ns3::TcpSocketBase {
   void detect_lost_retransmissions();
   void forget_sacked_retransmissions(const ns3::TcpHeader& header);
   uint32_t window_for_new_data() const;
+  void take_in_order_data();
+  std::uint32_t receive_buffer_capacity() const;  // the RcvBufSize, whatever has been taken out
+  std::uint32_t receive_buffer_used() const;      // unread plus out-of-order bytes
 
   // Receive-side ACK state, Linux's icsk_ack (include/net/inet_connection_sock.h).
   struct AckState {
@@ -97,6 +108,9 @@ class LinuxTcpSocket : public ns3::TcpSocketBase {
   ns3::EventId reorder_timer_;               // RACK's reordering timer (tcp_rack_reo_timeout)
   ns3::Time reorder_deadline_;               // ... and when it fires
   AckState ack_;
+  // Unread in-order data taken out of m_rxBuffer, whose capacity is lowered by as many bytes.
+  std::deque<ns3::Ptr<ns3::Packet>> unread_;
+  std::uint32_t unread_bytes_ = 0;
 };
 
 // A socket on `node` configured with `tcp` for a path of `mtu_bytes`, like TcpL4Protocol's
