@@ -26,6 +26,8 @@ using ns3::Ptr;
 using ns3::SequenceNumber32;
 using ns3::TcpSocketState;
 
+LinuxTcpSocket::~LinuxTcpSocket() { reorder_timer_.Cancel(); }
+
 int LinuxTcpSocket::Send(Ptr<ns3::Packet> p, uint32_t flags) {
   restart_window_if_idle();
   const int accepted = TcpSocketBase::Send(p, flags);
@@ -168,8 +170,9 @@ void LinuxTcpSocket::detect_lost_retransmissions() {
   } else if (next_check != ns3::Time::Max() && (!reorder_timer_.IsRunning() || reorder_deadline_ != next_check)) {
     reorder_timer_.Cancel();
     reorder_deadline_ = next_check;
-    reorder_timer_ = ns3::Simulator::Schedule(next_check - now, &LinuxTcpSocket::detect_lost_retransmissions,
-                                              ns3::Ptr<LinuxTcpSocket>(this));
+    // A raw pointer, as ns-3's own timers: a Ptr in the event would keep the socket alive through
+    // its own EventId (a leak once the simulation ends first); the destructor cancels it.
+    reorder_timer_ = ns3::Simulator::Schedule(next_check - now, &LinuxTcpSocket::detect_lost_retransmissions, this);
   }
 }
 

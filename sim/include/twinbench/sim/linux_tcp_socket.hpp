@@ -36,6 +36,7 @@ class LinuxTcpSocket : public ns3::TcpSocketBase {
  public:
   LinuxTcpSocket() = default;
   LinuxTcpSocket(const LinuxTcpSocket&) = default;  // what Fork() copies for an accepted socket
+  ~LinuxTcpSocket() override;
 
   int Send(ns3::Ptr<ns3::Packet> p, uint32_t flags) override;
   ns3::Ptr<ns3::Packet> Recv(uint32_t max_size, uint32_t flags) override;
