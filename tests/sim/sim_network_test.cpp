@@ -326,6 +326,44 @@ TEST(SimFlowControl, FrameGatedReaderGetsWindowUpdates) {
   EXPECT_LT(ms, 64 * 16 + 200) << ms;
 }
 
+TEST(SimFlowControl, UnreadDataFillsTheReceiveBufferThenReadsReopenIt) {
+  // A reader that does not read: the server may fill the 64 KiB receive buffer and no more
+  // (whole segments only: the sender avoids a silly window). Reading it in odd-sized pieces then
+  // delivers the whole response, in order, as the window reopens.
+  constexpr std::uint32_t kBuffer = 64 * 1024;
+  auto n = with_server_nodelay(path());
+  n.mutable_client_tcp()->set_receive_buffer_bytes(kBuffer);
+  SimulationScope scope(1);
+  NsScheduler scheduler;
+  SimNetwork net(n, 1);
+  auto transport = net.client_transports().create();
+  transport->connect({net.server_address(), net.server_port()});
+  ASSERT_TRUE(scheduler.run_until([&] { return transport->status() == TransportStatus::kConnected; }, 5s));
+  const std::string request = "GET " + download(1 << 20) + " HTTP/1.1\r\nHost: sim\r\n\r\n";
+  ASSERT_EQ(transport->write_some(std::as_bytes(std::span(request))), request.size());
+  scheduler.run_until([] { return false; }, 2s);
+  EXPECT_LE(transport->available(), kBuffer);
+  EXPECT_GT(transport->available(), kBuffer - 1448);
+
+  std::string response;
+  std::vector<std::byte> chunk(1000);
+  std::function<void()> read = [&] {
+    while (true) {
+      const auto r = transport->read_some(chunk);
+      if (r.kind != ReadResult::Kind::kData) break;
+      response.append(reinterpret_cast<const char*>(chunk.data()), r.bytes);
+    }
+    scheduler.schedule_in(1ms, read);
+  };
+  read();
+  const auto head_end = [&] { return response.find("\r\n\r\n"); };
+  ASSERT_TRUE(scheduler.run_until(
+      [&] { return head_end() != std::string::npos && response.size() - head_end() - 4 >= (1u << 20); }, 30s));
+  EXPECT_NE(response.find("Content-Length: 1048576\r\n"), std::string::npos) << response.substr(0, head_end());
+  EXPECT_EQ(response.size() - head_end() - 4, 1u << 20);
+  EXPECT_EQ(transport->available(), 0u);
+}
+
 // ---- bodies around the socket buffer sizes (send 4 MiB, receive 6 MiB) ----
 
 // Wire time of a body at 100 Mbit/s: 1448-byte segments of 1502 bytes on the wire.
