@@ -276,7 +276,8 @@ Comparison simulate_and_compare(const std::vector<MeasuredCell>& measured, const
   Comparison result;
   result.profile = profile.name();
   result.profile_description = profile.description();
-  std::map<std::string, scenario::Cell> simulated;
+  // Every scenario is built and checked first, then all are simulated in one pool of processes.
+  std::vector<SimulationRequest> requests;
   for (const auto& name : order) {
     const auto* file = published_scenario_file(name);
     const auto published = scenario::parse_scenario(file->text, file->path);
@@ -311,12 +312,15 @@ Comparison simulate_and_compare(const std::vector<MeasuredCell>& measured, const
         if (done == total || done % 100 == 0) std::fprintf(stderr, "%s: %zu/%zu samples\n", name.c_str(), done, total);
       };
     }
-    const auto results = run_simulated(s, run_options, jobs);
+    requests.push_back(SimulationRequest{std::move(s), std::move(run_options)});
+  }
+  std::map<std::string, scenario::Cell> simulated;
+  for (const auto& results : run_simulated_together(requests, jobs)) {
     for (auto& cell : scenario::collect_cells(results)) {
       simulated[key_of(cell.scenario, cell.fps, cell.body_bytes, cell.variant)] = std::move(cell);
     }
-    if (progress) std::fprintf(stderr, "simulated %s\n", name.c_str());
   }
+  if (progress) std::fprintf(stderr, "simulated %zu scenarios\n", requests.size());
   for (const auto& m : measured) {
     const auto& cell = simulated.at(key_of(m.scenario, m.fps, m.body_bytes, m.variant));
     if (cell.elapsed_ms.empty()) {

@@ -125,20 +125,27 @@ std::vector<twinbench::Scenario> split_units(const twinbench::Scenario& s) {
   return units;
 }
 
-twinbench::ResultSet run_unit(const twinbench::Scenario& unit, runner::RunOptions options, std::uint64_t seed,
-                              const std::string& capture_prefix) {
-  SimBackend sim(unit, seed);
-  if (!capture_prefix.empty()) sim.capture(capture_prefix);
+// One simulation of a scenario run: the unit's scenario, its options and seed, where its captures go.
+struct Unit {
+  twinbench::Scenario scenario;
+  runner::RunOptions options;
+  std::uint64_t seed = 0;
+  std::string capture_prefix;
+};
+
+twinbench::ResultSet run_unit(const Unit& unit) {
+  SimBackend sim(unit.scenario, unit.seed);
+  if (!unit.capture_prefix.empty()) sim.capture(unit.capture_prefix);
+  runner::RunOptions options = unit.options;
   options.base_url = sim.base_url();
   options.tls = sim.tls_client();
-  return runner::run_scenario(unit, sim.backend(), options);
+  return runner::run_scenario(unit.scenario, sim.backend(), options);
 }
 
-// Runs units in child processes, at most `jobs` at once; each child leaves its ResultSet in a file.
-std::vector<twinbench::ResultSet> run_units_forked(const std::vector<twinbench::Scenario>& units,
-                                                   const runner::RunOptions& options,
-                                                   const std::vector<std::uint64_t>& seeds, unsigned jobs,
-                                                   const std::vector<std::string>& captures) {
+// Runs units in child processes, at most `jobs` at once, in the order given; each child leaves its
+// ResultSet in a file. `progress`: say on stderr when each unit is done; a child reports samples
+// only if its unit's options ask for it.
+std::vector<twinbench::ResultSet> run_units_forked(const std::vector<Unit>& units, unsigned jobs, bool progress) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("twinbench-units-" + std::to_string(::getpid()));
   fs::create_directories(dir);
@@ -146,11 +153,9 @@ std::vector<twinbench::ResultSet> run_units_forked(const std::vector<twinbench::
   const auto failed = run_forked(
       units.size(), jobs,
       [&](std::size_t i) {
-        runner::RunOptions quiet = options;
-        quiet.on_sample = nullptr;
         twinbench::ResultSet results;
         try {
-          results = run_unit(units[i], quiet, seeds[i], captures[i]);
+          results = run_unit(units[i]);
         } catch (const std::exception& e) {
           throw std::runtime_error("unit " + std::to_string(i) + ": " + e.what());
         }
@@ -158,7 +163,7 @@ std::vector<twinbench::ResultSet> run_units_forked(const std::vector<twinbench::
         return results.SerializeToOstream(&out) && out.flush() ? 0 : 3;
       },
       [&](std::size_t i, bool ok) {
-        if (ok && options.on_sample) std::cerr << "simulated unit " << i + 1 << "/" << units.size() << "\n";
+        if (ok && progress) std::cerr << "simulated unit " << i + 1 << "/" << units.size() << "\n";
       });
   std::string failure = failed ? "simulation unit " + std::to_string(*failed) + " failed" : "";
   std::vector<twinbench::ResultSet> results(units.size());
@@ -171,24 +176,21 @@ std::vector<twinbench::ResultSet> run_units_forked(const std::vector<twinbench::
   return results;
 }
 
-}  // namespace
+// A scenario's units, each with the seed derived from the run's seed and its index, so that
+// results do not depend on how units are scheduled.
+std::vector<Unit> units_of(const twinbench::Scenario& scenario, const runner::RunOptions& options,
+                           const std::string& capture_dir) {
+  std::vector<Unit> units;
+  for (auto& part : split_units(scenario)) {
+    const std::size_t i = units.size();
+    units.push_back(Unit{std::move(part), options, splitmix64(options.seed * 1000003u + i),
+                         capture_dir.empty() ? "" : capture_dir + "/unit-" + std::to_string(i)});
+  }
+  return units;
+}
 
-twinbench::ResultSet run_simulated(const twinbench::Scenario& scenario, const runner::RunOptions& options,
-                                   unsigned jobs, const std::string& capture_dir) {
-  const auto units = split_units(scenario);
-  std::vector<std::uint64_t> seeds;
-  std::vector<std::string> captures;
-  for (std::size_t i = 0; i < units.size(); ++i) {
-    seeds.push_back(splitmix64(options.seed * 1000003u + i));
-    captures.push_back(capture_dir.empty() ? "" : capture_dir + "/unit-" + std::to_string(i));
-  }
-  if (!capture_dir.empty()) std::filesystem::create_directories(capture_dir);
-  std::vector<twinbench::ResultSet> parts;
-  if (jobs > 1 && units.size() > 1) {
-    parts = run_units_forked(units, options, seeds, jobs, captures);
-  } else {
-    for (std::size_t i = 0; i < units.size(); ++i) parts.push_back(run_unit(units[i], options, seeds[i], captures[i]));
-  }
+twinbench::ResultSet merge_units(const twinbench::Scenario& scenario, const runner::RunOptions& options,
+                                 const std::vector<twinbench::ResultSet>& parts) {
   twinbench::ResultSet merged;
   merged.mutable_scenario()->CopyFrom(scenario);
   merged.mutable_run()->CopyFrom(parts.front().run());
@@ -198,6 +200,71 @@ twinbench::ResultSet run_simulated(const twinbench::Scenario& scenario, const ru
     for (const auto& sample : part.samples()) *merged.add_samples() = sample;
   }
   return merged;
+}
+
+// What a unit costs to simulate, roughly: the bytes it moves, with each request counted as 64 KiB.
+double simulated_bytes(const twinbench::Scenario& unit) {
+  double per_round = 0;
+  for (const auto bytes : unit.body_bytes()) per_round += static_cast<double>(bytes) + 65536.0;
+  return per_round * unit.variants_size() * unit.frame_caps_size() * (unit.runs() + unit.warmups());
+}
+
+}  // namespace
+
+twinbench::ResultSet run_simulated(const twinbench::Scenario& scenario, const runner::RunOptions& options,
+                                   unsigned jobs, const std::string& capture_dir) {
+  auto units = units_of(scenario, options, capture_dir);
+  if (!capture_dir.empty()) std::filesystem::create_directories(capture_dir);
+  std::vector<twinbench::ResultSet> parts;
+  if (jobs > 1 && units.size() > 1) {
+    for (auto& unit : units) unit.options.on_sample = nullptr;  // per-unit counts would mislead
+    parts = run_units_forked(units, jobs, options.on_sample != nullptr);
+  } else {
+    for (const auto& unit : units) parts.push_back(run_unit(unit));
+  }
+  return merge_units(scenario, options, parts);
+}
+
+std::vector<twinbench::ResultSet> run_simulated_together(const std::vector<SimulationRequest>& requests,
+                                                         unsigned jobs) {
+  std::vector<Unit> units;
+  std::vector<std::size_t> owner;  // the request each unit belongs to
+  for (std::size_t r = 0; r < requests.size(); ++r) {
+    auto mine = units_of(requests[r].scenario, requests[r].options, {});
+    // A scenario of one unit keeps its own sample progress; several would each count their own.
+    if (mine.size() > 1) {
+      for (auto& unit : mine) unit.options.on_sample = nullptr;
+    }
+    for (auto& unit : mine) {
+      units.push_back(std::move(unit));
+      owner.push_back(r);
+    }
+  }
+  // Costliest first (longest-processing-time order): a long unit then overlaps the short ones.
+  std::vector<std::size_t> order(units.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return simulated_bytes(units[a].scenario) > simulated_bytes(units[b].scenario);
+  });
+  std::vector<Unit> ordered;
+  for (const auto i : order) ordered.push_back(units[i]);
+
+  std::vector<twinbench::ResultSet> done;
+  if (jobs > 1 && ordered.size() > 1) {
+    const bool progress = std::any_of(requests.begin(), requests.end(), [](const auto& r) { return r.options.on_sample; });
+    done = run_units_forked(ordered, jobs, progress);
+  } else {
+    for (const auto& unit : ordered) done.push_back(run_unit(unit));
+  }
+  std::vector<std::vector<twinbench::ResultSet>> parts(requests.size());
+  std::vector<twinbench::ResultSet> by_unit(units.size());
+  for (std::size_t k = 0; k < order.size(); ++k) by_unit[order[k]] = std::move(done[k]);
+  for (std::size_t i = 0; i < units.size(); ++i) parts[owner[i]].push_back(std::move(by_unit[i]));
+  std::vector<twinbench::ResultSet> results;
+  for (std::size_t r = 0; r < requests.size(); ++r) {
+    results.push_back(merge_units(requests[r].scenario, requests[r].options, parts[r]));
+  }
+  return results;
 }
 
 }  // namespace tb::app

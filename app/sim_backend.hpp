@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "scenario.pb.h"
 #include "twinbench/clientcore/delay_resolver.hpp"
@@ -67,5 +68,16 @@ void require_simulatable(const twinbench::Scenario& scenario, const std::string&
 // unit-<i>-server.pcap; SimNetwork::capture).
 twinbench::ResultSet run_simulated(const twinbench::Scenario& scenario, const runner::RunOptions& options,
                                    unsigned jobs, const std::string& capture_dir = {});
+
+struct SimulationRequest {
+  twinbench::Scenario scenario;
+  runner::RunOptions options;
+};
+
+// Several scenarios at once: their units share one pool of `jobs` processes, the costliest (most
+// bytes to move) started first, so one long unit overlaps the others' short ones. Each result is
+// what run_simulated(request.scenario, request.options, jobs) gives.
+std::vector<twinbench::ResultSet> run_simulated_together(const std::vector<SimulationRequest>& requests,
+                                                         unsigned jobs);
 
 }  // namespace tb::app
