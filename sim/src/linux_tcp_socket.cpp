@@ -19,6 +19,7 @@
 #include <ns3/tcp-tx-buffer.h>
 
 #include <algorithm>
+#include <vector>
 
 namespace tb::sim {
 
@@ -35,28 +36,36 @@ int LinuxTcpSocket::Send(Ptr<ns3::Packet> p, uint32_t flags) {
   return accepted;
 }
 
+// Copies unread data straight into `out`, one copy per byte (Recv would first gather it into a
+// packet), then acts on the read as Linux does.
+std::size_t LinuxTcpSocket::read(std::span<std::byte> out) {
+  const auto size = static_cast<uint32_t>(std::min<std::size_t>(out.size(), unread_bytes_));
+  uint32_t copied = 0;
+  while (copied < size) {
+    Ptr<ns3::Packet>& head = unread_.front();
+    const uint32_t n = std::min(head->GetSize(), size - copied);
+    head->CopyData(reinterpret_cast<uint8_t*>(out.data() + copied), n);
+    copied += n;
+    if (n == head->GetSize()) {
+      unread_.pop_front();
+    } else {
+      head = head->CreateFragment(n, head->GetSize() - n);
+    }
+  }
+  if (size == 0) return 0;
+  unread_bytes_ -= size;
+  m_tcb->m_rxBuffer->SetMaxBufferSize(m_tcb->m_rxBuffer->MaxBufferSize() + size);
+  cleanup_after_read(size);
+  return size;
+}
+
 // TcpSocketBase::Recv, reading what take_in_order_data took out of the receive buffer.
 Ptr<ns3::Packet> LinuxTcpSocket::Recv(uint32_t max_size, uint32_t flags) {
   NS_ABORT_MSG_IF(flags, "use of flags is not supported in LinuxTcpSocket::Recv()");
   if (receive_buffer_used() == 0 && m_state == CLOSE_WAIT) return ns3::Create<ns3::Packet>();  // EOF
-  const uint32_t size = std::min(max_size, unread_bytes_);
-  if (size == 0) return nullptr;
-  auto out = ns3::Create<ns3::Packet>();
-  while (out->GetSize() < size) {
-    Ptr<ns3::Packet>& head = unread_.front();
-    const uint32_t wanted = size - out->GetSize();
-    if (head->GetSize() <= wanted) {
-      out->AddAtEnd(head);
-      unread_.pop_front();
-    } else {
-      out->AddAtEnd(head->CreateFragment(0, wanted));
-      head = head->CreateFragment(wanted, head->GetSize() - wanted);
-    }
-  }
-  unread_bytes_ -= size;
-  m_tcb->m_rxBuffer->SetMaxBufferSize(m_tcb->m_rxBuffer->MaxBufferSize() + size);
-  cleanup_after_read(size);
-  return out;
+  std::vector<std::byte> data(std::min(max_size, unread_bytes_));
+  if (data.empty()) return nullptr;
+  return ns3::Create<ns3::Packet>(reinterpret_cast<const uint8_t*>(data.data()), static_cast<uint32_t>(read(data)));
 }
 
 uint32_t LinuxTcpSocket::GetRxAvailable() const { return unread_bytes_ + m_tcb->m_rxBuffer->Available(); }

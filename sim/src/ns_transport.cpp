@@ -57,11 +57,7 @@ std::size_t NsTransport::write_some(std::span<const std::byte> data) {
 ReadResult NsTransport::read_some(std::span<std::byte> out) {
   if (status_ == TransportStatus::kError) return {ReadResult::Kind::kError, 0};
   if (status_ != TransportStatus::kConnected || out.empty()) return {ReadResult::Kind::kWouldBlock, 0};
-  const Ptr<ns3::Packet> p = socket_->Recv(static_cast<uint32_t>(std::min<std::size_t>(out.size(), UINT32_MAX)), 0);
-  if (p && p->GetSize() > 0) {
-    p->CopyData(reinterpret_cast<uint8_t*>(out.data()), p->GetSize());
-    return {ReadResult::Kind::kData, p->GetSize()};
-  }
+  if (const std::size_t n = socket_->read(out); n > 0) return {ReadResult::Kind::kData, n};
   return {peer_closed_ ? ReadResult::Kind::kEof : ReadResult::Kind::kWouldBlock, 0};
 }
 

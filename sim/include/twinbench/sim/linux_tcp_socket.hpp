@@ -20,9 +20,11 @@
 // And one change of cost, not of behaviour: in-order data leaves ns-3's TcpRxBuffer as soon as it
 // arrives (see take_in_order_data), so a slow reader does not make every arriving segment walk
 // the unread data.
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <span>
 
 #include <ns3/event-id.h>
 #include <ns3/node.h>
@@ -40,6 +42,8 @@ class LinuxTcpSocket : public ns3::TcpSocketBase {
 
   int Send(ns3::Ptr<ns3::Packet> p, uint32_t flags) override;
   ns3::Ptr<ns3::Packet> Recv(uint32_t max_size, uint32_t flags) override;
+  // Like Recv, into `out`: the bytes read (0: none unread).
+  std::size_t read(std::span<std::byte> out);
   uint32_t GetRxAvailable() const override;
   int Close() override;
 
