@@ -213,14 +213,31 @@ double simulated_bytes(const twinbench::Scenario& unit) {
 
 twinbench::ResultSet run_simulated(const twinbench::Scenario& scenario, const runner::RunOptions& options,
                                    unsigned jobs, const std::string& capture_dir) {
-  auto units = units_of(scenario, options, capture_dir);
-  if (!capture_dir.empty()) std::filesystem::create_directories(capture_dir);
+  namespace fs = std::filesystem;
+  // Captures are written as packets pass, into a hidden directory; they take their names in
+  // capture_dir only once every unit has finished (and closed its files), so a failed or
+  // interrupted run leaves no half-written capture under a final name.
+  const fs::path partial =
+      capture_dir.empty() ? fs::path() : fs::path(capture_dir) / (".partial-" + std::to_string(::getpid()));
+  auto units = units_of(scenario, options, partial.string());
+  if (!partial.empty()) fs::create_directories(partial);
   std::vector<twinbench::ResultSet> parts;
-  if (jobs > 1 && units.size() > 1) {
-    for (auto& unit : units) unit.options.on_sample = nullptr;  // per-unit counts would mislead
-    parts = run_units_forked(units, jobs, options.on_sample != nullptr);
-  } else {
-    for (const auto& unit : units) parts.push_back(run_unit(unit));
+  try {
+    if (jobs > 1 && units.size() > 1) {
+      for (auto& unit : units) unit.options.on_sample = nullptr;  // per-unit counts would mislead
+      parts = run_units_forked(units, jobs, options.on_sample != nullptr);
+    } else {
+      for (const auto& unit : units) parts.push_back(run_unit(unit));
+    }
+  } catch (...) {
+    if (!partial.empty()) fs::remove_all(partial);
+    throw;
+  }
+  if (!partial.empty()) {
+    for (const auto& file : fs::directory_iterator(partial)) {
+      fs::rename(file.path(), fs::path(capture_dir) / file.path().filename());
+    }
+    fs::remove(partial);
   }
   return merge_units(scenario, options, parts);
 }

@@ -1,6 +1,8 @@
 // Packet captures of a simulation (`twinbench run --pcap DIR`): what the two hosts sent and
 // received, readable by tcpdump/Wireshark, and byte-identical run to run.
 #include <gtest/gtest.h>
+
+#include <algorithm>
 #include <unistd.h>
 
 #include <cstdint>
@@ -83,6 +85,11 @@ TEST(SimCapture, RecordsBothHostsPacketsAndIsTheSameRunToRun) {
   const auto results = app::run_simulated(s, runner::RunOptions{}, 1, (dir / "a").string());
   ASSERT_EQ(results.samples_size(), 2);
   app::run_simulated(s, runner::RunOptions{}, 1, (dir / "b").string());
+  // Published under their final names once the run is over: nothing else is left in the directory.
+  std::vector<std::string> names;
+  for (const auto& f : fs::directory_iterator(dir / "a")) names.push_back(f.path().filename().string());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"unit-0-client.pcap", "unit-0-server.pcap"}));
 
   for (const char* host : {"client", "server"}) {
     const std::string name = std::string("unit-0-") + host + ".pcap";

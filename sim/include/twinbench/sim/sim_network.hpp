@@ -51,7 +51,8 @@ class SimNetwork {
 
   // Records every packet the two hosts send and receive, in simulated time, to
   // `<prefix>-client.pcap` and `<prefix>-server.pcap` (link type PPP; Wireshark, tcpdump -r).
-  // Call before the simulation runs. The files are a diagnostic: written as packets pass.
+  // Call before the simulation runs. Written as packets pass; complete once the simulation is
+  // destroyed (run_simulated publishes them only then).
   void capture(const std::string& prefix);
 
   const ResolvedLink& link() const { return link_; }
