@@ -143,8 +143,8 @@ bool HttpClient::request(const std::string& method, const std::string& target,
 bool HttpClient::fill_input() {
   if (input_begin_ == input_.size()) input_.clear(), input_begin_ = 0;
   const std::size_t old = input_.size();
-  input_.resize(old + kInputSlice);
-  ReadResult r = transport_->read_some(std::span(input_).subspan(old));
+  input_.resize(old + kInputSlice, boost::container::default_init);
+  ReadResult r = transport_->read_some(std::span(input_.data() + old, kInputSlice));
   input_.resize(old + (r.kind == ReadResult::Kind::kData ? r.bytes : 0));
   if (r.kind == ReadResult::Kind::kEof) input_eof_ = true;
   if (r.kind == ReadResult::Kind::kError) {
