@@ -209,6 +209,15 @@ double simulated_bytes(const twinbench::Scenario& unit) {
   return per_round * unit.variants_size() * unit.frame_caps_size() * (unit.runs() + unit.warmups());
 }
 
+// Runs the units in order: in `jobs` worker processes when there are several, else here (where
+// each keeps its own sample progress).
+std::vector<twinbench::ResultSet> run_units(const std::vector<Unit>& units, unsigned jobs, bool progress) {
+  if (jobs > 1 && units.size() > 1) return run_units_forked(units, jobs, progress);
+  std::vector<twinbench::ResultSet> results;
+  for (const auto& unit : units) results.push_back(run_unit(unit));
+  return results;
+}
+
 }  // namespace
 
 twinbench::ResultSet run_simulated(const twinbench::Scenario& scenario, const runner::RunOptions& options,
@@ -222,13 +231,11 @@ twinbench::ResultSet run_simulated(const twinbench::Scenario& scenario, const ru
   auto units = units_of(scenario, options, partial.string());
   if (!partial.empty()) fs::create_directories(partial);
   std::vector<twinbench::ResultSet> parts;
+  if (jobs > 1 && units.size() > 1) {
+    for (auto& unit : units) unit.options.on_sample = nullptr;  // per-unit counts would mislead
+  }
   try {
-    if (jobs > 1 && units.size() > 1) {
-      for (auto& unit : units) unit.options.on_sample = nullptr;  // per-unit counts would mislead
-      parts = run_units_forked(units, jobs, options.on_sample != nullptr);
-    } else {
-      for (const auto& unit : units) parts.push_back(run_unit(unit));
-    }
+    parts = run_units(units, jobs, options.on_sample != nullptr);
   } catch (...) {
     if (!partial.empty()) fs::remove_all(partial);
     throw;
@@ -247,14 +254,16 @@ std::vector<twinbench::ResultSet> run_simulated_together(const std::vector<Simul
   std::vector<Unit> units;
   std::vector<std::size_t> owner;  // the request each unit belongs to
   for (std::size_t r = 0; r < requests.size(); ++r) {
-    auto mine = units_of(requests[r].scenario, requests[r].options, {});
-    // A scenario of one unit keeps its own sample progress; several would each count their own.
-    if (mine.size() > 1) {
-      for (auto& unit : mine) unit.options.on_sample = nullptr;
-    }
-    for (auto& unit : mine) {
+    for (auto& unit : units_of(requests[r].scenario, requests[r].options, {})) {
       units.push_back(std::move(unit));
       owner.push_back(r);
+    }
+  }
+  // In worker processes, a scenario of one unit keeps its sample progress; several would each
+  // count their own samples against the unit's total.
+  if (jobs > 1 && units.size() > 1) {
+    for (std::size_t i = 0; i < units.size(); ++i) {
+      if (std::count(owner.begin(), owner.end(), owner[i]) > 1) units[i].options.on_sample = nullptr;
     }
   }
   // Costliest first (longest-processing-time order): a long unit then overlaps the short ones.
@@ -266,13 +275,9 @@ std::vector<twinbench::ResultSet> run_simulated_together(const std::vector<Simul
   std::vector<Unit> ordered;
   for (const auto i : order) ordered.push_back(units[i]);
 
-  std::vector<twinbench::ResultSet> done;
-  if (jobs > 1 && ordered.size() > 1) {
-    const bool progress = std::any_of(requests.begin(), requests.end(), [](const auto& r) { return r.options.on_sample; });
-    done = run_units_forked(ordered, jobs, progress);
-  } else {
-    for (const auto& unit : ordered) done.push_back(run_unit(unit));
-  }
+  const bool progress =
+      std::any_of(requests.begin(), requests.end(), [](const auto& r) { return r.options.on_sample != nullptr; });
+  std::vector<twinbench::ResultSet> done = run_units(ordered, jobs, progress);
   std::vector<std::vector<twinbench::ResultSet>> parts(requests.size());
   std::vector<twinbench::ResultSet> by_unit(units.size());
   for (std::size_t k = 0; k < order.size(); ++k) by_unit[order[k]] = std::move(done[k]);
