@@ -40,6 +40,7 @@ int LinuxTcpSocket::Send(Ptr<ns3::Packet> p, uint32_t flags) {
 // packet), then acts on the read as Linux does.
 std::size_t LinuxTcpSocket::read(std::span<std::byte> out) {
   const auto size = static_cast<uint32_t>(std::min<std::size_t>(out.size(), unread_bytes_));
+  if (size == 0) return 0;
   uint32_t copied = 0;
   while (copied < size) {
     Ptr<ns3::Packet>& head = unread_.front();
@@ -52,7 +53,6 @@ std::size_t LinuxTcpSocket::read(std::span<std::byte> out) {
       head = head->CreateFragment(n, head->GetSize() - n);
     }
   }
-  if (size == 0) return 0;
   unread_bytes_ -= size;
   m_tcb->m_rxBuffer->SetMaxBufferSize(m_tcb->m_rxBuffer->MaxBufferSize() + size);
   cleanup_after_read(size);
