@@ -26,7 +26,7 @@ namespace tb::sim {
 
 NextSegFunction library_next_seg() {
   static const auto function = [] {
-    void* symbol = dlsym(RTLD_NEXT, "_ZNK3ns311TcpTxBuffer7NextSegEPNS_14SequenceNumberIjiEES3_b");
+    void* symbol = dlsym(RTLD_NEXT, kNextSegSymbol);
     if (symbol == nullptr) {
       std::fprintf(stderr, "twinbench: ns-3's TcpTxBuffer::NextSeg not found: %s\n", dlerror());
       std::abort();

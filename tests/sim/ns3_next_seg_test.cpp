@@ -3,6 +3,8 @@
 // hole marked lost, recovery's rule 3, and a whole flight marked lost after a timeout.
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
+
 #include <ns3/callback.h>
 #include <ns3/packet.h>
 #include <ns3/tcp-option-sack.h>
@@ -66,6 +68,14 @@ class NextSegTest : public ::testing::Test {
   SequenceNumber32 next_{1};
   uint32_t window_ = 1 << 20;
 };
+
+TEST_F(NextSegTest, IsTheOneTheProgramCalls) {
+  // What the PLT resolves to (the first definition in the program's lookup order) is ours, not
+  // ns-3's; else every comparison below would compare ns-3 with itself.
+  void* resolved = dlsym(RTLD_DEFAULT, kNextSegSymbol);
+  ASSERT_NE(resolved, nullptr);
+  EXPECT_NE(resolved, reinterpret_cast<void*>(library_next_seg()));
+}
 
 TEST_F(NextSegTest, OffersNewDataAsNs3DoesWhileNothingIsLost) {
   ASSERT_TRUE(buffer_->Add(ns3::Create<ns3::Packet>(50 * kSegment + 300)));

@@ -5,6 +5,9 @@
 
 namespace tb::sim {
 
+// The mangled name ns-3 calls it by, through the PLT.
+inline constexpr const char* kNextSegSymbol = "_ZNK3ns311TcpTxBuffer7NextSegEPNS_14SequenceNumberIjiEES3_b";
+
 using NextSegFunction = bool (*)(const ns3::TcpTxBuffer*, ns3::SequenceNumber32*, ns3::SequenceNumber32*, bool);
 
 // ns-3's own TcpTxBuffer::NextSeg, the one in libns3-internet that ours stands in front of;
