@@ -142,10 +142,9 @@ bool HttpClient::request(const std::string& method, const std::string& target,
 
 bool HttpClient::fill_input() {
   if (input_begin_ == input_.size()) input_.clear(), input_begin_ = 0;
-  const std::size_t old = input_.size();
-  input_.resize(old + kInputSlice, boost::container::default_init);
-  ReadResult r = transport_->read_some(std::span(input_.data() + old, kInputSlice));
-  input_.resize(old + (r.kind == ReadResult::Kind::kData ? r.bytes : 0));
+  if (!read_buffer_) read_buffer_ = std::make_unique_for_overwrite<std::byte[]>(kInputSlice);
+  ReadResult r = transport_->read_some(std::span(read_buffer_.get(), kInputSlice));
+  if (r.kind == ReadResult::Kind::kData) input_.insert(input_.end(), read_buffer_.get(), read_buffer_.get() + r.bytes);
   if (r.kind == ReadResult::Kind::kEof) input_eof_ = true;
   if (r.kind == ReadResult::Kind::kError) {
     fail(HttpStatus::kConnectionError, "transport error: " + transport_->error());
