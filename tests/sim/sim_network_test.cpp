@@ -298,20 +298,33 @@ TEST(SimThroughput, ThirtyTwoMibRunsAtTheBottleneckRate) {
 
 // ---- flow control: a slow reader ----
 
+// A bare transport on a simulated path with a 1 MiB download requested: for reading by hand.
+struct RawDownload {
+  explicit RawDownload(const twinbench::Network& n) : scope(1), net(n, 1), transport(net.client_transports().create()) {
+    transport->connect({net.server_address(), net.server_port()});
+    connected = scheduler.run_until([&] { return transport->status() == TransportStatus::kConnected; }, 5s);
+    const std::string request = "GET " + download(1 << 20) + " HTTP/1.1\r\nHost: sim\r\n\r\n";
+    if (connected) sent = transport->write_some(std::as_bytes(std::span(request))) == request.size();
+  }
+  SimulationScope scope;
+  NsScheduler scheduler;
+  SimNetwork net;
+  std::unique_ptr<Transport> transport;
+  bool connected = false;
+  bool sent = false;
+};
+
 TEST(SimFlowControl, FrameGatedReaderGetsWindowUpdates) {
   // A 64 KiB receive buffer read 16 KiB per 16 ms frame: the sender is window-limited, and the
   // window reopens on each read (Linux tcp_cleanup_rbuf), so 1 MiB takes ~64 frames = ~1 s, not
   // ns-3's zero-window persist timeouts.
   auto n = with_server_nodelay(path());
   n.mutable_client_tcp()->set_receive_buffer_bytes(64 * 1024);
-  SimulationScope scope(1);
-  NsScheduler scheduler;
-  SimNetwork net(n, 1);
-  auto transport = net.client_transports().create();
-  transport->connect({net.server_address(), net.server_port()});
-  ASSERT_TRUE(scheduler.run_until([&] { return transport->status() == TransportStatus::kConnected; }, 5s));
-  const std::string request = "GET " + download(1 << 20) + " HTTP/1.1\r\nHost: sim\r\n\r\n";
-  ASSERT_EQ(transport->write_some(std::as_bytes(std::span(request))), request.size());
+  RawDownload d(n);
+  ASSERT_TRUE(d.connected);
+  ASSERT_TRUE(d.sent);
+  auto& scheduler = d.scheduler;
+  auto& transport = d.transport;
   const Time start = scheduler.now();
   std::uint64_t received = 0;
   std::vector<std::byte> chunk(16 * 1024);
@@ -333,14 +346,11 @@ TEST(SimFlowControl, UnreadDataFillsTheReceiveBufferThenReadsReopenIt) {
   constexpr std::uint32_t kBuffer = 64 * 1024;
   auto n = with_server_nodelay(path());
   n.mutable_client_tcp()->set_receive_buffer_bytes(kBuffer);
-  SimulationScope scope(1);
-  NsScheduler scheduler;
-  SimNetwork net(n, 1);
-  auto transport = net.client_transports().create();
-  transport->connect({net.server_address(), net.server_port()});
-  ASSERT_TRUE(scheduler.run_until([&] { return transport->status() == TransportStatus::kConnected; }, 5s));
-  const std::string request = "GET " + download(1 << 20) + " HTTP/1.1\r\nHost: sim\r\n\r\n";
-  ASSERT_EQ(transport->write_some(std::as_bytes(std::span(request))), request.size());
+  RawDownload d(n);
+  ASSERT_TRUE(d.connected);
+  ASSERT_TRUE(d.sent);
+  auto& scheduler = d.scheduler;
+  auto& transport = d.transport;
   scheduler.run_until([] { return false; }, 2s);
   EXPECT_LE(transport->available(), kBuffer);
   EXPECT_GT(transport->available(), kBuffer - 1448);
