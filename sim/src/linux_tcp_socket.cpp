@@ -4,6 +4,7 @@
 
 #include <ns3/abort.h>
 #include <ns3/boolean.h>
+#include <ns3/double.h>
 #include <ns3/nstime.h>
 #include <ns3/object-factory.h>
 #include <ns3/simulator.h>
@@ -518,6 +519,9 @@ Ptr<LinuxTcpSocket> create_tcp_socket(Ptr<ns3::Node> node, const ResolvedTcp& tc
   socket->SetAttribute("MinRto", ns3::TimeValue(min_rto));
   socket->SetAttribute("ConnTimeout", ns3::TimeValue(ns3::Seconds(1)));  // Linux TCP_TIMEOUT_INIT (SYN RTO)
   socket->SetAttribute("PersistTimeout", ns3::TimeValue(min_rto));       // Linux probes a zero window at the RTO
+  // ns-3 holds TIME_WAIT for 2 MSL of 120 s; Linux for TCP_TIMEWAIT_LEN, 60 s. Each connection in
+  // TIME_WAIT keeps its endpoint, which every arriving packet's demultiplexing walks past.
+  socket->SetAttribute("MaxSegLifetime", ns3::DoubleValue(30));
   socket->SetAttribute("Sack", ns3::BooleanValue(tcp.sack));
   socket->SetAttribute("Timestamp", ns3::BooleanValue(tcp.timestamps));
   socket->SetPacingStatus(tcp.pacing);

@@ -3,8 +3,12 @@
 // payload + 52 B headers + 2 B PPP) takes 0.12 ms at 100 Mbit/s.
 #include <gtest/gtest.h>
 
+#include <ns3/inet-socket-address.h>
+#include <ns3/ipv4-address.h>
+
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -12,6 +16,7 @@
 #include "twinbench/clientcore/delay_resolver.hpp"
 #include "twinbench/clientcore/http_client.hpp"
 #include "twinbench/scenario/load.hpp"
+#include "twinbench/sim/linux_tcp_socket.hpp"
 #include "twinbench/sim/ns_scheduler.hpp"
 #include "twinbench/sim/sim_network.hpp"
 
@@ -294,6 +299,33 @@ TEST(SimThroughput, ThirtyTwoMibRunsAtTheBottleneckRate) {
   const double ms = download_ms(with_server_nodelay(path()), 1, 32u << 20);
   EXPECT_GT(ms, wire_ms);
   EXPECT_LT(ms, wire_ms + 10 * kRttMs) << ms;
+}
+
+// ---- connection teardown ----
+
+TEST(SimTimeWait, TheSideThatClosesFirstHoldsTimeWaitForSixtySeconds) {
+  // Linux's TCP_TIMEWAIT_LEN (ns-3's default would be 2 x 120 s). The client closes an idle
+  // connection, the server closes on its EOF, the client waits in TIME_WAIT, then frees its port.
+  SimulationScope scope(1);
+  NsScheduler scheduler;
+  SimNetwork net(path(), 1);
+  auto socket = create_tcp_socket(net.client_node(), resolve(twinbench::Tcp{}), net.link().mtu_bytes, 1);
+  using State = ns3::TcpSocket::TcpStates_t;
+  std::optional<Time> time_wait;
+  std::optional<Time> closed;
+  State state = ns3::TcpSocket::CLOSED;
+  socket->TraceConnectWithoutContext("State", ns3::Callback<void, State, State>([&](State, State to) {
+                                       state = to;
+                                       if (to == ns3::TcpSocket::TIME_WAIT) time_wait = scheduler.now();
+                                       if (to == ns3::TcpSocket::CLOSED) closed = scheduler.now();
+                                     }));
+  socket->Bind();
+  socket->Connect(ns3::InetSocketAddress(ns3::Ipv4Address(SimNetwork::kServerAddress), SimNetwork::kServerPort));
+  ASSERT_TRUE(scheduler.run_until([&] { return state == ns3::TcpSocket::ESTABLISHED; }, 5s));
+  socket->Close();
+  ASSERT_TRUE(scheduler.run_until([&] { return closed.has_value(); }, 300s));
+  ASSERT_TRUE(time_wait.has_value());
+  EXPECT_EQ(*closed - *time_wait, Duration(60s));
 }
 
 // ---- flow control: a slow reader ----
