@@ -98,6 +98,25 @@ void LinuxTcpSocket::take_in_order_data() {
   unread_.push_back(std::move(data));
 }
 
+// The common case, the next segment in order while nothing is held out of order: does what Add
+// then take_in_order_data would, without Extract copying the payload into a new packet. Add stores
+// such a segment whole and only advances NextRxSequence. A FIN known beyond it (MaxRxSequence is
+// then the FIN's) or a segment as large as the buffer takes the general path.
+bool LinuxTcpSocket::take_next_segment(Ptr<ns3::Packet> packet, SequenceNumber32 seq) {
+  auto& rx = *m_tcb->m_rxBuffer;
+  const uint32_t size = packet->GetSize();
+  const SequenceNumber32 next = rx.NextRxSequence();
+  if (size == 0 || seq != next || rx.Size() != 0 || size >= rx.MaxBufferSize() ||
+      rx.MaxRxSequence() != next + SequenceNumber32(rx.MaxBufferSize())) {
+    return false;
+  }
+  rx.SetNextRxSequence(next + SequenceNumber32(size));
+  unread_bytes_ += size;
+  rx.SetMaxBufferSize(rx.MaxBufferSize() - size);
+  unread_.push_back(packet->Copy());
+  return true;
+}
+
 std::uint32_t LinuxTcpSocket::receive_buffer_capacity() const {
   return m_tcb->m_rxBuffer->MaxBufferSize() + unread_bytes_;
 }
@@ -251,7 +270,7 @@ void LinuxTcpSocket::ReceivedData(Ptr<ns3::Packet> packet, const ns3::TcpHeader&
   auto& rx = *m_tcb->m_rxBuffer;
   const SequenceNumber32 expected = rx.NextRxSequence();
   const uint32_t size = packet->GetSize();
-  if (!rx.Add(packet, header)) {
+  if (!take_next_segment(packet, header.GetSequenceNumber()) && !rx.Add(packet, header)) {
     // Old data (a retransmission) or out of window: "Force an immediate ack", in quick-ACK mode.
     if (size > 0) enter_quickack_mode();
     ack_.scheduled = true;

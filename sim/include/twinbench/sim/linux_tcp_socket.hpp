@@ -69,6 +69,7 @@ class LinuxTcpSocket : public ns3::TcpSocketBase {
   void forget_sacked_retransmissions(const ns3::TcpHeader& header);
   uint32_t window_for_new_data() const;
   void take_in_order_data();
+  bool take_next_segment(ns3::Ptr<ns3::Packet> packet, ns3::SequenceNumber32 seq);
   std::uint32_t receive_buffer_capacity() const;  // the RcvBufSize, whatever has been taken out
   std::uint32_t receive_buffer_used() const;      // unread plus out-of-order bytes
 
