@@ -89,13 +89,18 @@ uint32_t LinuxTcpSocket::GetRcvBufSize() const { return receive_buffer_capacity(
 // lowering the buffer's capacity by as many bytes, leaves the map with out-of-order data only and
 // every window ns-3 computes unchanged: MaxRxSequence (the right edge offered) is NextRxSequence
 // plus capacity, which is the first unread byte plus RcvBufSize either way.
+//
+// Taken a segment's worth at a time: Extract appends each stored packet to the packet it returns,
+// which reallocates and copies what it holds, so taking all the data a filled hole releases (up to
+// a window of out-of-order segments) in one piece would cost its size squared.
 void LinuxTcpSocket::take_in_order_data() {
   auto& rx = *m_tcb->m_rxBuffer;
-  if (rx.Available() == 0) return;
-  Ptr<ns3::Packet> data = rx.Extract(rx.Available());
-  unread_bytes_ += data->GetSize();
-  rx.SetMaxBufferSize(rx.MaxBufferSize() - data->GetSize());
-  unread_.push_back(std::move(data));
+  while (rx.Available() > 0) {
+    Ptr<ns3::Packet> data = rx.Extract(std::min(rx.Available(), m_tcb->m_segmentSize));
+    unread_bytes_ += data->GetSize();
+    rx.SetMaxBufferSize(rx.MaxBufferSize() - data->GetSize());
+    unread_.push_back(std::move(data));
+  }
 }
 
 // The common case, the next segment in order while nothing is held out of order: does what Add
