@@ -1,0 +1,139 @@
+// Two functions of ns-3.37's TcpTxBuffer walk the sent list from its head on every call. TcpSocketBase
+// calls both through the PLT, so these definitions, linked into every program that simulates, are
+// the ones that run; tests/sim/ns3_tx_buffer_test.cpp checks each against ns-3's function, and
+// reproduce's results are byte-identical with and without them.
+//
+// NextSeg (RFC 6675 NextSeg) walks the whole sent list for a segment marked lost (rule 1) or a
+// rule-3 candidate before offering new data (rule 2), and the sender calls it once per segment
+// sent: a segment's cost grew with the flight, so a 32 MiB transfer cost far more than 4x an 8 MiB
+// one and NextSeg was the largest single cost of a file download reproduction (docs/tcp-model.md,
+// "Simulation cost"). When no byte is marked lost (TcpTxBuffer keeps m_lostOut with every mark)
+// and rule 3 is off (it is asked for in SACK recovery only), rules 1 and 3 cannot return anything
+// and the walk is skipped; otherwise ns-3's own function runs.
+//
+// Update: for each SACK block, ns-3 walks from the head of the sent list to the block, so in loss
+// recovery every ACK cost as much as the flight. The blocks a receiver reports lie mostly near the
+// highest SACKed item, so ours finds where a block starts by walking from there (ns-3 keeps that
+// item and its sequence number, m_highestSack), or from the end (m_firstByteSeq + m_sentSize), and
+// marks from there as ns-3 does. Items before that start lie wholly below the block, where ns-3's
+// walk neither marks nor stops.
+#include "twinbench/sim/ns3_tx_buffer.hpp"
+
+#include <dlfcn.h>
+
+#include <ns3/version-defines.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+// Only for the ns-3 whose functions these mirror; any other version keeps its own.
+#if NS3_VERSION_MAJOR == 3 && NS3_VERSION_MINOR == 37
+
+namespace tb::sim {
+namespace {
+
+void* library_symbol(const char* name) {
+  void* symbol = dlsym(RTLD_NEXT, name);
+  if (symbol == nullptr) {
+    std::fprintf(stderr, "twinbench: ns-3's %s not found: %s\n", name, dlerror());
+    std::abort();
+  }
+  return symbol;
+}
+
+}  // namespace
+
+NextSegFunction library_next_seg() {
+  static const auto function = reinterpret_cast<NextSegFunction>(library_symbol(kNextSegSymbol));
+  return function;
+}
+
+UpdateFunction library_update() {
+  static const auto function = reinterpret_cast<UpdateFunction>(library_symbol(kUpdateSymbol));
+  return function;
+}
+
+}  // namespace tb::sim
+
+bool ns3::TcpTxBuffer::NextSeg(SequenceNumber32* seq, SequenceNumber32* seqHigh, bool isRecovery) const {
+  if (m_lostOut > 0 || isRecovery) return tb::sim::library_next_seg()(this, seq, seqHigh, isRecovery);
+  // Rule 2: unsent data, if the receiver's window allows (ns-3's comparison and clamp).
+  const SequenceNumber32 high_data = m_firstByteSeq + m_sentSize;
+  if (SizeFromSequence(high_data) == 0) return false;
+  const uint32_t window = m_rWndCallback();
+  if (m_sentSize > window) return false;
+  *seq = high_data;
+  *seqHigh = high_data + std::min<uint32_t>(m_segmentSize, window - m_sentSize);
+  return true;
+}
+
+namespace {
+
+uint32_t distance(ns3::SequenceNumber32 a, ns3::SequenceNumber32 b) {
+  return a < b ? static_cast<uint32_t>(b - a) : static_cast<uint32_t>(a - b);
+}
+
+}  // namespace
+
+uint32_t ns3::TcpTxBuffer::Update(const TcpOptionSack::SackList& list, const Callback<void, TcpTxItem*>& sackedCb) {
+  uint32_t bytes_sacked = 0;
+  const SequenceNumber32 sent_end = m_firstByteSeq + m_sentSize;
+  for (const auto& block : list) {
+    // A block beyond the data sent ends the update at once, without recounting losses (ns-3's rule).
+    if (sent_end < block.first) return bytes_sacked;
+    // The walk starts at the last item beginning at or before the block, found from the nearest
+    // item whose sequence number is known: the head, the highest SACKed item or the end.
+    PacketList::const_iterator item = m_sentList.cbegin();
+    SequenceNumber32 begin = m_firstByteSeq;
+    if (m_highestSack.first != m_sentList.cend() && distance(m_highestSack.second, block.first) < distance(begin, block.first)) {
+      item = m_highestSack.first;
+      begin = m_highestSack.second;
+    }
+    if (distance(sent_end, block.first) < distance(begin, block.first)) {
+      item = m_sentList.cend();
+      begin = sent_end;
+    }
+    while (item != m_sentList.cbegin() && (item == m_sentList.cend() || begin > block.first)) {
+      --item;
+      begin -= (*item)->m_packet->GetSize();
+    }
+    while (item != m_sentList.cend() && std::next(item) != m_sentList.cend() &&
+           begin + (*item)->m_packet->GetSize() <= block.first) {
+      begin += (*item)->m_packet->GetSize();
+      ++item;
+    }
+    // Only an item lying wholly within the block is marked; the first one reaching past it ends the walk.
+    for (; item != m_sentList.end(); ++item) {
+      const uint32_t size = (*item)->m_packet->GetSize();
+      if (begin >= block.first && begin + size <= block.second) {
+        if (!(*item)->m_sacked) {
+          if ((*item)->m_lost) {
+            (*item)->m_lost = false;
+            m_lostOut -= size;
+          }
+          (*item)->m_sacked = true;
+          m_sackedOut += size;
+          bytes_sacked += size;
+          if (m_highestSack.first == m_sentList.end() || m_highestSack.second <= begin + size) {
+            m_highestSack = std::make_pair(item, begin);
+          }
+          if (!sackedCb.IsNull()) sackedCb(*item);
+        }
+      } else if (begin + size > block.second) {
+        break;
+      }
+      begin += size;
+    }
+  }
+  if (bytes_sacked > 0) UpdateLostCount();
+  ConsistencyCheck();
+  return bytes_sacked;
+}
+
+#else
+
+tb::sim::NextSegFunction tb::sim::library_next_seg() { return nullptr; }
+tb::sim::UpdateFunction tb::sim::library_update() { return nullptr; }
+
+#endif

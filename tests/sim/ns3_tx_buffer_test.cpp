@@ -1,0 +1,239 @@
+// The TcpTxBuffer fast paths (sim/src/ns3_tx_buffer.cpp) against ns-3's own functions. NextSeg on
+// scoreboards a sender goes through: new data only, a window that stops it, no data left, a SACK
+// hole marked lost, recovery's rule 3, and a whole flight marked lost after a timeout. Update on
+// two buffers given the same history, one updated by ours and one by ns-3's: the same bytes
+// reported, the same items handed to the callback, and the same scoreboard after every step.
+#include <gtest/gtest.h>
+
+#include <dlfcn.h>
+
+#include <ns3/callback.h>
+#include <ns3/packet.h>
+#include <ns3/tcp-option-sack.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "twinbench/sim/ns3_tx_buffer.hpp"
+
+namespace tb::sim {
+namespace {
+
+using ns3::SequenceNumber32;
+
+constexpr uint32_t kSegment = 1000;
+
+class NextSegTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (library_next_seg() == nullptr) GTEST_SKIP() << "this ns-3 keeps its own NextSeg";
+    buffer_->SetMaxBufferSize(1 << 20);
+    buffer_->SetSegmentSize(kSegment);
+    buffer_->SetDupAckThresh(3);
+    buffer_->SetSackEnabled(true);
+    buffer_->SetHeadSequence(SequenceNumber32(1));
+    buffer_->SetRWndCallback(ns3::MakeCallback(&NextSegTest::window, this));
+  }
+
+  uint32_t window() const { return window_; }
+
+  void send_segments(uint32_t n) {
+    for (uint32_t i = 0; i < n; ++i) {
+      ASSERT_NE(buffer_->CopyFromSequence(kSegment, next_), nullptr);
+      next_ += kSegment;
+    }
+  }
+
+  void sack(uint32_t first_segment, uint32_t end_segment) {
+    ns3::TcpOptionSack::SackList blocks;
+    blocks.emplace_back(SequenceNumber32(1 + first_segment * kSegment), SequenceNumber32(1 + end_segment * kSegment));
+    buffer_->Update(blocks);
+  }
+
+  // Both functions' answers, for recovery off and on; they must agree whatever they return.
+  void expect_same_answers(const std::string& state) {
+    for (const bool recovery : {false, true}) {
+      SequenceNumber32 seq(7);
+      SequenceNumber32 high(7);
+      SequenceNumber32 library_seq(7);
+      SequenceNumber32 library_high(7);
+      const bool found = buffer_->NextSeg(&seq, &high, recovery);
+      const bool library_found = library_next_seg()(ns3::PeekPointer(buffer_), &library_seq, &library_high, recovery);
+      EXPECT_EQ(found, library_found) << state << ", recovery " << recovery;
+      if (found && library_found) {
+        EXPECT_EQ(seq, library_seq) << state << ", recovery " << recovery;
+        EXPECT_EQ(high, library_high) << state << ", recovery " << recovery;
+      }
+    }
+  }
+
+  ns3::Ptr<ns3::TcpTxBuffer> buffer_ = ns3::CreateObject<ns3::TcpTxBuffer>();
+  SequenceNumber32 next_{1};
+  uint32_t window_ = 1 << 20;
+};
+
+TEST_F(NextSegTest, IsTheOneTheProgramCalls) {
+  // What the PLT resolves to (the first definition in the program's lookup order) is ours, not
+  // ns-3's; else every comparison below would compare ns-3 with itself.
+  void* resolved = dlsym(RTLD_DEFAULT, kNextSegSymbol);
+  ASSERT_NE(resolved, nullptr);
+  EXPECT_NE(resolved, reinterpret_cast<void*>(library_next_seg()));
+}
+
+TEST_F(NextSegTest, OffersNewDataAsNs3DoesWhileNothingIsLost) {
+  ASSERT_TRUE(buffer_->Add(ns3::Create<ns3::Packet>(50 * kSegment + 300)));
+  send_segments(20);
+  SequenceNumber32 seq;
+  SequenceNumber32 high;
+  ASSERT_TRUE(buffer_->NextSeg(&seq, &high, false));
+  EXPECT_EQ(seq, SequenceNumber32(1 + 20 * kSegment));
+  EXPECT_EQ(high, seq + kSegment);
+  expect_same_answers("20 of 50 segments sent");
+
+  window_ = 20 * kSegment + 400;  // room for 400 bytes only
+  expect_same_answers("window 400 bytes beyond the flight");
+  window_ = 20 * kSegment;
+  expect_same_answers("window exactly full");
+  window_ = 10 * kSegment;
+  expect_same_answers("window below the flight");
+  window_ = 1 << 20;
+
+  send_segments(30);
+  expect_same_answers("all but a partial segment sent");
+  ASSERT_NE(buffer_->CopyFromSequence(300, next_), nullptr);
+  EXPECT_FALSE(buffer_->NextSeg(&seq, &high, false));
+  expect_same_answers("everything sent");
+}
+
+TEST_F(NextSegTest, LeavesLossRecoveryToNs3) {
+  ASSERT_TRUE(buffer_->Add(ns3::Create<ns3::Packet>(40 * kSegment)));
+  send_segments(20);
+  sack(5, 10);  // segments 0..4 are a hole with five SACKed segments above: lost
+  ASSERT_GT(buffer_->GetLost(), 0u);
+  SequenceNumber32 seq;
+  SequenceNumber32 high;
+  ASSERT_TRUE(buffer_->NextSeg(&seq, &high, true));
+  EXPECT_EQ(seq, SequenceNumber32(1));  // rule 1: the first lost segment, not new data
+  expect_same_answers("a SACK hole");
+
+  ASSERT_NE(buffer_->CopyFromSequence(kSegment, SequenceNumber32(1)), nullptr);  // retransmitted
+  expect_same_answers("the hole's head retransmitted");
+
+  buffer_->SetSentListLost(true);  // an RTO
+  expect_same_answers("the flight lost after a timeout");
+}
+
+TEST_F(NextSegTest, AnswersAsNs3WithHeadMarkedLost) {
+  ASSERT_TRUE(buffer_->Add(ns3::Create<ns3::Packet>(10 * kSegment)));
+  send_segments(5);
+  expect_same_answers("no loss");
+  buffer_->MarkHeadAsLost();
+  SequenceNumber32 seq;
+  SequenceNumber32 high;
+  ASSERT_TRUE(buffer_->NextSeg(&seq, &high, false));
+  EXPECT_EQ(seq, SequenceNumber32(1));
+  expect_same_answers("head marked lost");
+}
+
+
+// ---- Update ----
+
+class SackUpdateTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (library_update() == nullptr) GTEST_SKIP() << "this ns-3 keeps its own Update";
+    for (auto& buffer : {ours_, ns3_}) {
+      buffer->SetMaxBufferSize(1 << 20);
+      buffer->SetSegmentSize(kSegment);
+      buffer->SetDupAckThresh(3);
+      buffer->SetSackEnabled(true);
+      buffer->SetHeadSequence(SequenceNumber32(1));
+      ASSERT_TRUE(buffer->Add(ns3::Create<ns3::Packet>(60 * kSegment)));
+    }
+  }
+
+  // Sends `bytes` at `offset` (from the first sequence number, 1) from both buffers; a
+  // retransmission when below what was sent.
+  void send(uint32_t offset, uint32_t bytes) {
+    ASSERT_NE(ours_->CopyFromSequence(bytes, SequenceNumber32(1 + offset)), nullptr);
+    ASSERT_NE(ns3_->CopyFromSequence(bytes, SequenceNumber32(1 + offset)), nullptr);
+  }
+
+  // Blocks in bytes from the first sequence number (1).
+  void update(const std::vector<std::pair<uint32_t, uint32_t>>& blocks, const std::string& step) {
+    ns3::TcpOptionSack::SackList list;
+    for (const auto& [first, end] : blocks) list.emplace_back(SequenceNumber32(1 + first), SequenceNumber32(1 + end));
+    std::ostringstream ours_items;
+    std::ostringstream ns3_items;
+    const uint32_t ours = ours_->Update(list, ns3::Callback<void, ns3::TcpTxItem*>([&](ns3::TcpTxItem* item) {
+                                          item->Print(ours_items);
+                                        }));
+    const uint32_t theirs =
+        library_update()(ns3::PeekPointer(ns3_), list, ns3::Callback<void, ns3::TcpTxItem*>([&](ns3::TcpTxItem* item) {
+                           item->Print(ns3_items);
+                         }));
+    EXPECT_EQ(ours, theirs) << step;
+    EXPECT_EQ(ours_items.str(), ns3_items.str()) << step;
+    expect_same_scoreboard(step);
+  }
+
+  void expect_same_scoreboard(const std::string& step) {
+    std::ostringstream ours;
+    std::ostringstream theirs;
+    ours << *ours_;
+    theirs << *ns3_;
+    EXPECT_EQ(ours.str(), theirs.str()) << step;
+    EXPECT_EQ(ours_->BytesInFlight(), ns3_->BytesInFlight()) << step;
+    for (uint32_t seq = 1; seq < 1 + 60 * kSegment; seq += kSegment / 2) {
+      EXPECT_EQ(ours_->IsLost(SequenceNumber32(seq)), ns3_->IsLost(SequenceNumber32(seq))) << step << ", seq " << seq;
+    }
+  }
+
+  ns3::Ptr<ns3::TcpTxBuffer> ours_ = ns3::CreateObject<ns3::TcpTxBuffer>();
+  ns3::Ptr<ns3::TcpTxBuffer> ns3_ = ns3::CreateObject<ns3::TcpTxBuffer>();
+};
+
+TEST_F(SackUpdateTest, IsTheOneTheProgramCalls) {
+  void* resolved = dlsym(RTLD_DEFAULT, kUpdateSymbol);
+  ASSERT_NE(resolved, nullptr);
+  EXPECT_NE(resolved, reinterpret_cast<void*>(library_update()));
+}
+
+TEST_F(SackUpdateTest, MarksAsNs3DoesThroughARecovery) {
+  for (uint32_t i = 0; i < 40; ++i) send(i * kSegment, kSegment);
+  update({{5 * kSegment, 10 * kSegment}}, "one block: segments 0-4 a hole below five SACKed");
+  ASSERT_GT(ours_->GetLost(), 0u);
+  update({{12 * kSegment, 15 * kSegment}, {5 * kSegment, 10 * kSegment}}, "a second hole, the old block repeated");
+  update({{20 * kSegment, 25 * kSegment}, {12 * kSegment, 16 * kSegment}, {5 * kSegment, 11 * kSegment}},
+         "three blocks, two grown");
+  update({{30 * kSegment + 500, 33 * kSegment + 200}}, "a block not on segment edges: whole segments only");
+  update({{36 * kSegment, 38 * kSegment}, {50 * kSegment, 52 * kSegment}, {26 * kSegment, 28 * kSegment}},
+         "a block beyond the data sent ends the update");
+  update({{50 * kSegment, 52 * kSegment}}, "only a block beyond the data sent");
+  update({{39 * kSegment, 40 * kSegment}}, "the last segment sent");
+
+  send(0, kSegment);  // the hole's head retransmitted, then more new data
+  for (uint32_t i = 40; i < 45; ++i) send(i * kSegment, kSegment);
+  update({{41 * kSegment, 45 * kSegment}, {20 * kSegment, 25 * kSegment}}, "after a retransmission");
+}
+
+TEST_F(SackUpdateTest, MarksAsNs3DoesWithUnevenItemsAndAnAdvancedHead) {
+  // Items of different sizes (partial segments, a segment sent in two pieces), then the head
+  // ACKed so that the sent list starts above the first sequence number.
+  uint32_t offset = 0;
+  for (const uint32_t bytes : {1000u, 300u, 700u, 1000u, 1000u, 200u, 800u, 1000u, 1000u, 1000u, 1000u, 1000u}) {
+    send(offset, bytes);
+    offset += bytes;
+  }
+  update({{1300, 3000}}, "a block covering uneven items");
+  update({{4200, 6000}, {3000, 4000}}, "blocks starting inside items");
+  for (auto& buffer : {ours_, ns3_}) buffer->DiscardUpTo(SequenceNumber32(1 + 1000));
+  expect_same_scoreboard("head ACKed");
+  update({{500, 2000}, {7000, 9000}}, "a block starting below the head");
+  update({{9000, 10000}}, "the last item");
+  update({}, "no blocks");
+}
+
+}  // namespace
+}  // namespace tb::sim
