@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "calibrate.hpp"
@@ -133,6 +134,39 @@ TEST_F(CalibrateCli, DescendsFromEachStartingValue) {
     EXPECT_NE(err.find("--starts"), std::string::npos) << err;
   }
   EXPECT_FALSE(fs::exists(dir_ / "bad.textproto"));
+}
+
+// The best start wins: two parameters that trade off (the RTT and the think time of uncapped
+// pings), one pass, so that each start ends in a different place; the better start is listed
+// second, and the profile written is the one fitted from it.
+TEST_F(CalibrateCli, WritesTheProfileOfTheStartWithTheLowestLoss) {
+  const auto file = dir_ / "fitted.textproto";
+  std::string out, err;
+  ASSERT_EQ(run({"calibrate", "--fit", "latency/0/0/c3s_coop,latency/0/0/c3_coop", "--holdout", "latency/0/0/c3s_thr",
+                 "--params", "server_think_ms,rtt_ms", "--starts", "rtt_ms=40,20", "--runs", "1", "--passes", "1",
+                 "--out", file.string(), "-q", "-j", "1"},
+                &out, &err),
+            0)
+      << err;
+  // Rows "| start | loss | value;value;|", values in the order of the profile's header lines.
+  const std::regex row(R"(\n\| ([0-9.]+) \| ([0-9.]+) \| ([0-9.;]+)\|)");
+  std::vector<std::pair<double, std::string>> starts;  // loss, fitted values
+  for (auto it = std::sregex_iterator(out.begin(), out.end(), row); it != std::sregex_iterator(); ++it) {
+    starts.emplace_back(std::stod((*it)[2]), (*it)[3]);
+  }
+  ASSERT_EQ(starts.size(), 2u) << out;
+  ASSERT_NE(starts[0].first, starts[1].first) << "the starts must end apart for this test to tell them apart\n" << out;
+  const auto best = std::min_element(starts.begin(), starts.end());
+  EXPECT_EQ(best - starts.begin(), 1) << out;
+
+  std::ifstream in(file);
+  std::string line;
+  std::string written;
+  const std::regex fitted(R"(^#   [a-z_]+ = ([0-9.]+) \(start)");
+  while (std::getline(in, line)) {
+    if (std::smatch m; std::regex_search(line, m, fitted)) written += m[1].str() + ";";
+  }
+  EXPECT_EQ(written, best->second) << out;
 }
 
 // A tiny calibration: one parameter, two cells fitted, one held out, two runs per cell.
