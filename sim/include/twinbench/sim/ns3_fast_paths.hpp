@@ -1,11 +1,14 @@
 #pragma once
-// Faster paths for two functions of ns-3.37's TcpTxBuffer that walk the whole sent list
-// (sim/src/ns3_tx_buffer.cpp): NextSeg and the SACK scoreboard's Update.
+// Faster stand-ins for three functions of ns-3.37 called for every segment
+// (sim/src/ns3_fast_paths.cpp): TcpTxBuffer's NextSeg and SACK scoreboard Update, which walk the
+// sent list, and TcpOption::CreateOption, which makes options through an ObjectFactory.
 #include <cstdint>
 
 #include <ns3/callback.h>
+#include <ns3/ptr.h>
 #include <ns3/sequence-number.h>
 #include <ns3/tcp-option-sack.h>
+#include <ns3/tcp-option.h>
 #include <ns3/tcp-tx-buffer.h>
 
 namespace tb::sim {
@@ -15,14 +18,17 @@ inline constexpr const char* kNextSegSymbol = "_ZNK3ns311TcpTxBuffer7NextSegEPNS
 inline constexpr const char* kUpdateSymbol =
     "_ZN3ns311TcpTxBuffer6UpdateERKNSt7__cxx114listISt4pairINS_14SequenceNumberIjiEES5_ESaIS6_EEERKNS_"
     "8CallbackIvJPNS_9TcpTxItemEEEE";
+inline constexpr const char* kCreateOptionSymbol = "_ZN3ns39TcpOption12CreateOptionEh";
 
 using NextSegFunction = bool (*)(const ns3::TcpTxBuffer*, ns3::SequenceNumber32*, ns3::SequenceNumber32*, bool);
 using UpdateFunction = std::uint32_t (*)(ns3::TcpTxBuffer*, const ns3::TcpOptionSack::SackList&,
                                          const ns3::Callback<void, ns3::TcpTxItem*>&);
+using CreateOptionFunction = ns3::Ptr<ns3::TcpOption> (*)(uint8_t);
 
 // ns-3's own functions, in libns3-internet, that ours stand in front of; nullptr if this build
 // does not replace them.
 NextSegFunction library_next_seg();
 UpdateFunction library_update();
+CreateOptionFunction library_create_option();
 
 }  // namespace tb::sim

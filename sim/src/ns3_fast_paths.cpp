@@ -1,7 +1,9 @@
-// Two functions of ns-3.37's TcpTxBuffer walk the sent list from its head on every call. TcpSocketBase
-// calls both through the PLT, so these definitions, linked into every program that simulates, are
-// the ones that run; tests/sim/ns3_tx_buffer_test.cpp checks each against ns-3's function, and
-// reproduce's results are byte-identical with and without them.
+// Faster stand-ins for three functions of ns-3.37 that the simulation calls for every segment.
+// ns-3 calls each through the PLT, so these definitions, linked into every program that simulates,
+// are the ones that run; tests/sim/ns3_fast_paths_test.cpp checks each against ns-3's own function
+// (found with dlsym RTLD_NEXT), and reproduce's results are byte-identical with and without them.
+//
+// Two functions of TcpTxBuffer walk the sent list from its head on every call:
 //
 // NextSeg (RFC 6675 NextSeg) walks the whole sent list for a segment marked lost (rule 1) or a
 // rule-3 candidate before offering new data (rule 2), and the sender calls it once per segment
@@ -17,10 +19,23 @@
 // item and its sequence number, m_highestSack), or from the end (m_firstByteSeq + m_sentSize), and
 // marks from there as ns-3 does. Items before that start lie wholly below the block, where ns-3's
 // walk neither marks nor stops.
-#include "twinbench/sim/ns3_tx_buffer.hpp"
+//
+// TcpOption::CreateOption, which TcpHeader::Deserialize calls for every option of every header
+// read (twice per packet received: the protocol peeks at the header, the socket removes it), makes
+// the option through an ObjectFactory: a TypeId lookup and a dynamic_cast across shared libraries
+// that compares type names, ~7 % of a file download. Ours creates the same class directly, with
+// the same construction (CreateObject: the registered constructor, SetTypeId, Construct).
+#include "twinbench/sim/ns3_fast_paths.hpp"
 
 #include <dlfcn.h>
 
+#include <ns3/object.h>
+#include <ns3/tcp-option-rfc793.h>
+#include <ns3/tcp-option-sack-permitted.h>
+#include <ns3/tcp-option-sack.h>
+#include <ns3/tcp-option-ts.h>
+#include <ns3/tcp-option-winscale.h>
+#include <ns3/tcp-option.h>
 #include <ns3/version-defines.h>
 
 #include <algorithm>
@@ -51,6 +66,11 @@ NextSegFunction library_next_seg() {
 
 UpdateFunction library_update() {
   static const auto function = reinterpret_cast<UpdateFunction>(library_symbol(kUpdateSymbol));
+  return function;
+}
+
+CreateOptionFunction library_create_option() {
+  static const auto function = reinterpret_cast<CreateOptionFunction>(library_symbol(kCreateOptionSymbol));
   return function;
 }
 
@@ -131,9 +151,23 @@ uint32_t ns3::TcpTxBuffer::Update(const TcpOptionSack::SackList& list, const Cal
   return bytes_sacked;
 }
 
+ns3::Ptr<ns3::TcpOption> ns3::TcpOption::CreateOption(uint8_t kind) {
+  switch (kind) {
+    case END: return CreateObject<TcpOptionEnd>();
+    case MSS: return CreateObject<TcpOptionMSS>();
+    case NOP: return CreateObject<TcpOptionNOP>();
+    case TS: return CreateObject<TcpOptionTS>();
+    case WINSCALE: return CreateObject<TcpOptionWinScale>();
+    case SACKPERMITTED: return CreateObject<TcpOptionSackPermitted>();
+    case SACK: return CreateObject<TcpOptionSack>();
+    default: return CreateObject<TcpOptionUnknown>();
+  }
+}
+
 #else
 
 tb::sim::NextSegFunction tb::sim::library_next_seg() { return nullptr; }
 tb::sim::UpdateFunction tb::sim::library_update() { return nullptr; }
+tb::sim::CreateOptionFunction tb::sim::library_create_option() { return nullptr; }
 
 #endif

@@ -1,4 +1,4 @@
-// The TcpTxBuffer fast paths (sim/src/ns3_tx_buffer.cpp) against ns-3's own functions. NextSeg on
+// The ns-3 fast paths (sim/src/ns3_fast_paths.cpp) against ns-3's own functions. NextSeg on
 // scoreboards a sender goes through: new data only, a window that stops it, no data left, a SACK
 // hole marked lost, recovery's rule 3, and a whole flight marked lost after a timeout. Update on
 // two buffers given the same history, one updated by ours and one by ns-3's: the same bytes
@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "twinbench/sim/ns3_tx_buffer.hpp"
+#include "twinbench/sim/ns3_fast_paths.hpp"
 
 namespace tb::sim {
 namespace {
@@ -233,6 +233,29 @@ TEST_F(SackUpdateTest, MarksAsNs3DoesWithUnevenItemsAndAnAdvancedHead) {
   update({{500, 2000}, {7000, 9000}}, "a block starting below the head");
   update({{9000, 10000}}, "the last item");
   update({}, "no blocks");
+}
+
+
+// ---- CreateOption ----
+
+TEST(CreateOptionTest, IsTheOneTheProgramCalls) {
+  if (library_create_option() == nullptr) GTEST_SKIP() << "this ns-3 keeps its own CreateOption";
+  void* resolved = dlsym(RTLD_DEFAULT, kCreateOptionSymbol);
+  ASSERT_NE(resolved, nullptr);
+  EXPECT_NE(resolved, reinterpret_cast<void*>(library_create_option()));
+}
+
+TEST(CreateOptionTest, MakesTheClassNs3MakesForEveryKind) {
+  if (library_create_option() == nullptr) GTEST_SKIP() << "this ns-3 keeps its own CreateOption";
+  for (unsigned kind = 0; kind < 256; ++kind) {
+    const auto ours = ns3::TcpOption::CreateOption(static_cast<uint8_t>(kind));
+    const auto theirs = library_create_option()(static_cast<uint8_t>(kind));
+    ASSERT_NE(ours, nullptr) << kind;
+    ASSERT_NE(theirs, nullptr) << kind;
+    EXPECT_EQ(ours->GetInstanceTypeId(), theirs->GetInstanceTypeId()) << kind;
+    EXPECT_EQ(ours->GetKind(), theirs->GetKind()) << kind;
+    EXPECT_EQ(ours->GetSerializedSize(), theirs->GetSerializedSize()) << kind;
+  }
 }
 
 }  // namespace
