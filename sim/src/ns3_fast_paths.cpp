@@ -90,7 +90,7 @@ bool ns3::TcpTxBuffer::NextSeg(SequenceNumber32* seq, SequenceNumber32* seqHigh,
 
 namespace {
 
-uint32_t distance(ns3::SequenceNumber32 a, ns3::SequenceNumber32 b) {
+uint32_t bytes_between(ns3::SequenceNumber32 a, ns3::SequenceNumber32 b) {
   return a < b ? static_cast<uint32_t>(b - a) : static_cast<uint32_t>(a - b);
 }
 
@@ -106,11 +106,12 @@ uint32_t ns3::TcpTxBuffer::Update(const TcpOptionSack::SackList& list, const Cal
     // item whose sequence number is known: the head, the highest SACKed item or the end.
     PacketList::const_iterator item = m_sentList.cbegin();
     SequenceNumber32 begin = m_firstByteSeq;
-    if (m_highestSack.first != m_sentList.cend() && distance(m_highestSack.second, block.first) < distance(begin, block.first)) {
+    if (m_highestSack.first != m_sentList.cend() &&
+        bytes_between(m_highestSack.second, block.first) < bytes_between(begin, block.first)) {
       item = m_highestSack.first;
       begin = m_highestSack.second;
     }
-    if (distance(sent_end, block.first) < distance(begin, block.first)) {
+    if (bytes_between(sent_end, block.first) < bytes_between(begin, block.first)) {
       item = m_sentList.cend();
       begin = sent_end;
     }
