@@ -20,7 +20,7 @@
 #include <ns3/tcp-tx-buffer.h>
 
 #include <algorithm>
-#include <vector>
+#include <memory>
 
 namespace tb::sim {
 
@@ -64,9 +64,11 @@ std::size_t LinuxTcpSocket::read(std::span<std::byte> out) {
 Ptr<ns3::Packet> LinuxTcpSocket::Recv(uint32_t max_size, uint32_t flags) {
   NS_ABORT_MSG_IF(flags, "use of flags is not supported in LinuxTcpSocket::Recv()");
   if (receive_buffer_used() == 0 && m_state == CLOSE_WAIT) return ns3::Create<ns3::Packet>();  // EOF
-  std::vector<std::byte> data(std::min(max_size, unread_bytes_));
-  if (data.empty()) return nullptr;
-  return ns3::Create<ns3::Packet>(reinterpret_cast<const uint8_t*>(data.data()), static_cast<uint32_t>(read(data)));
+  const uint32_t size = std::min(max_size, unread_bytes_);
+  if (size == 0) return nullptr;
+  const auto data = std::make_unique_for_overwrite<std::byte[]>(size);  // read() fills all of it
+  read(std::span(data.get(), size));
+  return ns3::Create<ns3::Packet>(reinterpret_cast<const uint8_t*>(data.get()), size);
 }
 
 uint32_t LinuxTcpSocket::GetRxAvailable() const { return unread_bytes_ + m_tcb->m_rxBuffer->Available(); }

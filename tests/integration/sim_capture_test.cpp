@@ -1,10 +1,9 @@
 // Packet captures of a simulation (`twinbench run --pcap DIR`): what the two hosts sent and
 // received, readable by tcpdump/Wireshark, and byte-identical run to run.
 #include <gtest/gtest.h>
-
-#include <algorithm>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
