@@ -312,7 +312,7 @@ Comparison simulate_and_compare(const std::vector<MeasuredCell>& measured, const
         if (done == total || done % 100 == 0) std::fprintf(stderr, "%s: %zu/%zu samples\n", name.c_str(), done, total);
       };
     }
-    requests.push_back(SimulationRequest{std::move(s), std::move(run_options)});
+    requests.push_back(SimulationRequest{std::move(s), std::move(run_options), {}});
   }
   std::map<std::string, scenario::Cell> simulated;
   for (const auto& results : run_simulated_together(requests, jobs)) {

@@ -222,42 +222,35 @@ std::vector<twinbench::ResultSet> run_units(const std::vector<Unit>& units, unsi
 
 twinbench::ResultSet run_simulated(const twinbench::Scenario& scenario, const runner::RunOptions& options,
                                    unsigned jobs, const std::string& capture_dir) {
-  namespace fs = std::filesystem;
-  // Captures are written as packets pass, into a hidden directory; they take their names in
-  // capture_dir only once every unit has finished (and closed its files), so a failed or
-  // interrupted run leaves no half-written capture under a final name.
-  const fs::path partial =
-      capture_dir.empty() ? fs::path() : fs::path(capture_dir) / (".partial-" + std::to_string(::getpid()));
-  auto units = units_of(scenario, options, partial.string());
-  if (!partial.empty()) fs::create_directories(partial);
-  std::vector<twinbench::ResultSet> parts;
-  if (jobs > 1 && units.size() > 1) {
-    for (auto& unit : units) unit.options.on_sample = nullptr;  // per-unit counts would mislead
-  }
-  try {
-    parts = run_units(units, jobs, options.on_sample != nullptr);
-  } catch (...) {
-    if (!partial.empty()) fs::remove_all(partial);
-    throw;
-  }
-  if (!partial.empty()) {
-    for (const auto& file : fs::directory_iterator(partial)) {
-      fs::rename(file.path(), fs::path(capture_dir) / file.path().filename());
-    }
-    fs::remove(partial);
-  }
-  return merge_units(scenario, options, parts);
+  return run_simulated_together({SimulationRequest{scenario, options, capture_dir}}, jobs).front();
 }
 
 std::vector<twinbench::ResultSet> run_simulated_together(const std::vector<SimulationRequest>& requests,
                                                          unsigned jobs) {
+  namespace fs = std::filesystem;
+  // Captures are written as packets pass, into a hidden directory; they take their names in
+  // capture_dir only once every unit has finished (and closed its files), so a failed or
+  // interrupted run leaves no half-written capture under a final name.
+  std::vector<fs::path> partials;
+  for (const auto& request : requests) {
+    partials.push_back(request.capture_dir.empty() ? fs::path()
+                                                   : fs::path(request.capture_dir) /
+                                                         (".partial-" + std::to_string(::getpid())));
+  }
+  const auto remove_partials = [&] {
+    for (const auto& partial : partials) {
+      if (!partial.empty()) fs::remove_all(partial);
+    }
+  };
+
   std::vector<Unit> units;
   std::vector<std::size_t> owner;  // the request each unit belongs to
   for (std::size_t r = 0; r < requests.size(); ++r) {
-    for (auto& unit : units_of(requests[r].scenario, requests[r].options, {})) {
+    for (auto& unit : units_of(requests[r].scenario, requests[r].options, partials[r].string())) {
       units.push_back(std::move(unit));
       owner.push_back(r);
     }
+    if (!partials[r].empty()) fs::create_directories(partials[r]);
   }
   // In worker processes, a scenario of one unit keeps its sample progress; several would each
   // count their own samples against the unit's total.
@@ -277,7 +270,21 @@ std::vector<twinbench::ResultSet> run_simulated_together(const std::vector<Simul
 
   const bool progress =
       std::any_of(requests.begin(), requests.end(), [](const auto& r) { return r.options.on_sample != nullptr; });
-  std::vector<twinbench::ResultSet> done = run_units(ordered, jobs, progress);
+  std::vector<twinbench::ResultSet> done;
+  try {
+    done = run_units(ordered, jobs, progress);
+  } catch (...) {
+    remove_partials();
+    throw;
+  }
+  for (std::size_t r = 0; r < requests.size(); ++r) {
+    if (partials[r].empty()) continue;
+    for (const auto& file : fs::directory_iterator(partials[r])) {
+      fs::rename(file.path(), fs::path(requests[r].capture_dir) / file.path().filename());
+    }
+    fs::remove(partials[r]);
+  }
+
   std::vector<std::vector<twinbench::ResultSet>> parts(requests.size());
   std::vector<twinbench::ResultSet> by_unit(units.size());
   for (std::size_t k = 0; k < order.size(); ++k) by_unit[order[k]] = std::move(done[k]);

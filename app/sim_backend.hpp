@@ -72,11 +72,12 @@ twinbench::ResultSet run_simulated(const twinbench::Scenario& scenario, const ru
 struct SimulationRequest {
   twinbench::Scenario scenario;
   runner::RunOptions options;
+  std::string capture_dir;  // as run_simulated's; empty: no captures
 };
 
 // Several scenarios at once: their units share one pool of `jobs` processes, the costliest (most
 // bytes to move) started first, so one long unit overlaps the others' short ones. Each result is
-// what run_simulated(request.scenario, request.options, jobs) gives.
+// what run_simulated(request.scenario, request.options, jobs, request.capture_dir) gives.
 std::vector<twinbench::ResultSet> run_simulated_together(const std::vector<SimulationRequest>& requests,
                                                          unsigned jobs);
 
