@@ -57,8 +57,9 @@ std::vector<CalibrationParameter> calibration_parameters() {
   p.push_back({"handshake_cpu_ms", "server CPU time before its first handshake flight", range(0, 40, 1),
                [](const twinbench::Scenario& s) { return s.tls().handshake_cpu_ms(); },
                [](twinbench::Scenario& s, double v) { s.mutable_tls()->set_handshake_cpu_ms(v); }});
-  // Bounded to what Linux can do: a delayed ACK waits TCP_ATO_MIN (40 ms) and fires on the next
-  // timer tick (up to 4 ms later at HZ=250); lower values would stand for something else.
+  // Bounded to what Linux does: a delayed ACK waits TCP_ATO_MIN (40 ms) and fires from a timer
+  // with some slack (40-48 ms measured on Linux 6.18, docs/tcp-model.md); lower values would
+  // stand for something else.
   p.push_back({"server_delayed_ack_ms", "the server's delayed-ACK timeout: Linux's TCP_ATO_MIN (40 ms) plus its timer tick",
                range(40, 48, 1),
                [](const twinbench::Scenario& s) {

@@ -37,7 +37,7 @@ void check_cell_patterns(const std::string& patterns, const std::string& option)
 
 struct CalibrateArgs {
   std::string profile = "lightsail-2026";
-  std::string fit = "latency,small_download/60/10240";
+  std::string fit = "latency,small_download";
   std::string holdout = "rest";
   std::string params;        // empty: the defaults
   std::string starts;        // NAME=V1,V2,...: one descent per starting value of a fitted parameter
