@@ -218,22 +218,28 @@ int calibrate_command(const CalibrateArgs& a) {
   }
   const auto t0 = std::chrono::steady_clock::now();
   CompareOptions search{a.jobs, false, a.runs, std::nullopt};
-  std::map<std::string, double> cache;  // parameter vector -> loss
+  struct Evaluation {
+    double loss;
+    std::size_t within_goal;  // fit cells within max(1 frame, 5 %)
+  };
+  std::map<std::string, Evaluation> cache;  // parameter vector -> its evaluation
   std::size_t evaluations = 0;
   auto key_of = [&](const twinbench::Scenario& s) {
     std::string key;
     for (const auto& p : params) key += value_text(p.get(s)) + ";";
     return key;
   };
-  auto loss_of = [&](const twinbench::Scenario& s) {
+  auto evaluate = [&](const twinbench::Scenario& s) {
     const std::string key = key_of(s);
     if (const auto it = cache.find(key); it != cache.end()) return it->second;
-    const double loss = calibration_loss(simulate_and_compare(fit, s, search));
+    const Comparison c = simulate_and_compare(fit, s, search);
+    const Evaluation e{calibration_loss(c), c.within_goal()};
     ++evaluations;
-    cache[key] = loss;
-    if (!a.quiet) std::cerr << fmt::format("  [{}] {}-> loss {:.3f}\n", evaluations, key, loss);
-    return loss;
+    cache[key] = e;
+    if (!a.quiet) std::cerr << fmt::format("  [{}] {}-> loss {:.3f}\n", evaluations, key, e.loss);
+    return e;
   };
+  auto loss_of = [&](const twinbench::Scenario& s) { return evaluate(s).loss; };
 
   // Coordinate descent from one starting point: each pass sets each parameter in turn to its best
   // grid value, the others held.
@@ -286,6 +292,29 @@ int calibrate_command(const CalibrateArgs& a) {
     std::cerr << "error: " << e.what() << "\n";
     return 1;
   }
+  // How sharp the minimum is: the fit set one grid step either side of each fitted value, the
+  // others held. A neighbour as good as the fit marks a ridge the fit set cannot resolve.
+  std::string sensitivity;
+  try {
+    const auto cell_text = [&](const CalibrationParameter& p, std::size_t at) {
+      if (at >= p.grid.size()) return std::string("—");
+      twinbench::Scenario s = best;
+      p.set(s, p.grid[at]);
+      const Evaluation e = evaluate(s);
+      return fmt::format("{}: {}/{} (loss {:.3f})", value_text(p.grid[at]), e.within_goal, fit.size(), e.loss);
+    };
+    for (const auto& p : params) {
+      const double fitted = p.get(best);
+      const auto it = std::find_if(p.grid.begin(), p.grid.end(), [&](double v) { return std::abs(v - fitted) < 1e-9; });
+      if (it == p.grid.end()) continue;  // a start value off the grid that the descent kept
+      const auto at = static_cast<std::size_t>(it - p.grid.begin());
+      sensitivity += fmt::format("| `{}` | {} | {} | {} |\n", p.name, cell_text(p, at),
+                                 at == 0 ? std::string("—") : cell_text(p, at - 1), cell_text(p, at + 1));
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
   const double search_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   // The final figures with the published protocol (all runs).
@@ -317,6 +346,12 @@ int calibrate_command(const CalibrateArgs& a) {
                           p.source);
     header += fmt::format("#   {} = {} (start {}; grid {}..{})\n", p.name, value_text(p.get(best)), value_text(p.get(start)),
                           value_text(p.grid.front()), value_text(p.grid.back()));
+  }
+  if (!sensitivity.empty()) {
+    report += fmt::format(
+        "\nSensitivity: fit cells within max(1 frame, 5 %) with one parameter one grid step off its fitted value ({} "
+        "runs per cell, as in the search):\n\n| parameter | fitted | one step down | one step up |\n|---|---|---|---|\n{}",
+        a.runs, sensitivity);
   }
   report += fmt::format("\n**Fit set: {}.**\n\n", summary_line(fit_result));
   if (!holdout.empty()) report += fmt::format("**Held-out: {}.**\n\n", summary_line(holdout_result));

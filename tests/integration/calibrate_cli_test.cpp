@@ -169,6 +169,30 @@ TEST_F(CalibrateCli, WritesTheProfileOfTheStartWithTheLowestLoss) {
   EXPECT_EQ(written, best->second) << out;
 }
 
+// The sensitivity table: each fitted parameter one grid step either side of its fitted value. The
+// descent chose the fitted value over both neighbours, so neither has a lower loss or more cells
+// within the goal; the neighbours are the adjacent grid values (0.25 ms apart for think time).
+TEST_F(CalibrateCli, ReportsTheFitSetOneGridStepEitherSideOfTheFit) {
+  const auto file = dir_ / "fitted.textproto";
+  std::string out, err;
+  ASSERT_EQ(run({"calibrate", "--fit", "latency/60/0/c3s_coop,latency/0/0/c3s_coop", "--holdout", "latency/60/0/c3s_thr",
+                 "--params", "server_think_ms", "--runs", "1", "--passes", "1", "--out", file.string(), "-q", "-j", "1"},
+                &out, &err),
+            0)
+      << err;
+  const std::string cell = R"(([0-9.]+): ([0-9]+)/2 \(loss ([0-9.]+)\))";
+  const std::regex row("\n\\| `server_think_ms` \\| " + cell + " \\| " + cell + " \\| " + cell + " \\|");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(out, m, row)) << out;
+  const double fitted = std::stod(m[1]), down = std::stod(m[4]), up = std::stod(m[7]);
+  EXPECT_DOUBLE_EQ(down, fitted - 0.25);
+  EXPECT_DOUBLE_EQ(up, fitted + 0.25);
+  EXPECT_LE(std::stod(m[3]), std::stod(m[6])) << out;
+  EXPECT_LE(std::stod(m[3]), std::stod(m[9])) << out;
+  EXPECT_GE(std::stoi(m[2]), std::stoi(m[5])) << out;
+  EXPECT_GE(std::stoi(m[2]), std::stoi(m[8])) << out;
+}
+
 // A tiny calibration: one parameter, two cells fitted, one held out, two runs per cell.
 TEST_F(CalibrateCli, FitsOneParameterOnATinySubsetAndWritesTheProfile) {
   const auto file = dir_ / "fitted.textproto";
