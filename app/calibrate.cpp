@@ -60,7 +60,7 @@ std::vector<CalibrationParameter> calibration_parameters() {
   // Bounded to what Linux does: a delayed ACK waits TCP_ATO_MIN (40 ms) and fires from a timer
   // with some slack (40-48 ms measured on Linux 6.18, docs/tcp-model.md); lower values would
   // stand for something else.
-  p.push_back({"server_delayed_ack_ms", "the server's delayed-ACK timeout: Linux's TCP_ATO_MIN (40 ms) plus its timer tick",
+  p.push_back({"server_delayed_ack_ms", "the server's delayed-ACK timeout: Linux's TCP_ATO_MIN (40 ms) plus timer slack (40-48 ms measured)",
                range(40, 48, 1),
                [](const twinbench::Scenario& s) {
                  return s.network().server_tcp().has_delayed_ack_ms() ? s.network().server_tcp().delayed_ack_ms() : 40.0;
