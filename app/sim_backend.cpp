@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <stdexcept>
 
 #include "fork_pool.hpp"
@@ -113,24 +114,68 @@ SimBackend::SimBackend(const twinbench::Scenario& scenario, std::uint64_t seed)
 
 namespace {
 
-std::vector<twinbench::Scenario> split_units(const twinbench::Scenario& s) {
-  if (s.session_scope() != twinbench::PER_FRAME_CAP || s.frame_caps_size() < 2) return {s};
-  std::vector<twinbench::Scenario> units;
-  for (std::uint32_t cap : s.frame_caps()) {
-    twinbench::Scenario unit = s;
-    unit.clear_frame_caps();
-    unit.add_frame_caps(cap);
-    units.push_back(std::move(unit));
+// One simulation of part of a scenario run ("world"): the scenario (with only its frame cap when
+// Sessions are per cap), the variants simulated elsewhere, and the worlds whose steps this one
+// waits out (indices among the scenario's worlds).
+struct World {
+  twinbench::Scenario scenario;
+  std::optional<runner::StepsElsewhere> elsewhere;
+  std::vector<std::size_t> waits_for;
+};
+
+// A scenario's worlds. Nothing carries over between frame caps when Sessions are per cap: one
+// world per cap. Within one, a variant without a Session opens a fresh connection for every
+// request, so what a request takes does not depend on when it starts: each such variant gets a
+// world of its own, where the other variants' steps are skipped. The Session variants keep their
+// connections, whose idle gaps (BBR's min-RTT expiry, keep-alive timeouts) are the other
+// variants' steps: they run together in one more world that waits those steps out, frame for
+// frame, once the fresh-connection worlds have run.
+std::vector<World> split_worlds(const twinbench::Scenario& s) {
+  std::vector<twinbench::Scenario> parts;
+  if (s.session_scope() == twinbench::PER_FRAME_CAP && s.frame_caps_size() > 1) {
+    for (std::uint32_t cap : s.frame_caps()) {
+      twinbench::Scenario part = s;
+      part.clear_frame_caps();
+      part.add_frame_caps(cap);
+      parts.push_back(std::move(part));
+    }
+  } else {
+    parts.push_back(s);
   }
-  return units;
+  std::set<std::string> fresh;
+  std::set<std::string> kept;
+  for (const auto& v : s.variants()) (v.session() ? kept : fresh).insert(v.name());
+  std::vector<World> worlds;
+  for (auto& part : parts) {
+    if (fresh.empty() || s.variants_size() < 2) {
+      worlds.push_back(World{std::move(part), std::nullopt, {}});
+      continue;
+    }
+    std::vector<std::size_t> fresh_worlds;
+    for (const auto& name : fresh) {
+      runner::StepsElsewhere others{kept, std::nullopt};
+      for (const auto& other : fresh) {
+        if (other != name) others.variants.insert(other);
+      }
+      fresh_worlds.push_back(worlds.size());
+      worlds.push_back(World{part, std::move(others), {}});
+    }
+    if (!kept.empty()) {
+      worlds.push_back(World{std::move(part), runner::StepsElsewhere{fresh, std::map<runner::StepKey, runner::StepSpan>{}},
+                             std::move(fresh_worlds)});
+    }
+  }
+  return worlds;
 }
 
-// One simulation of a scenario run: the unit's scenario, its options and seed, where its captures go.
+// One simulation of a scenario run: a world's scenario, its options (with the variants simulated
+// elsewhere) and seed, where its captures go, and the units whose steps it waits out.
 struct Unit {
   twinbench::Scenario scenario;
   runner::RunOptions options;
   std::uint64_t seed = 0;
   std::string capture_prefix;
+  std::vector<std::size_t> waits_for;
 };
 
 twinbench::ResultSet run_unit(const Unit& unit) {
@@ -145,7 +190,8 @@ twinbench::ResultSet run_unit(const Unit& unit) {
 // Runs units in child processes, at most `jobs` at once, in the order given; each child leaves its
 // ResultSet in a file. `progress`: say on stderr when each unit is done; a child reports samples
 // only if its unit's options ask for it.
-std::vector<twinbench::ResultSet> run_units_forked(const std::vector<Unit>& units, unsigned jobs, bool progress) {
+std::vector<twinbench::ResultSet> run_units_forked(const std::vector<Unit>& units, unsigned jobs, bool progress,
+                                                   std::size_t& finished, std::size_t total) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("twinbench-units-" + std::to_string(::getpid()));
   fs::create_directories(dir);
@@ -162,8 +208,10 @@ std::vector<twinbench::ResultSet> run_units_forked(const std::vector<Unit>& unit
         std::ofstream out(file_of(i), std::ios::binary);
         return results.SerializeToOstream(&out) && out.flush() ? 0 : 3;
       },
-      [&](std::size_t i, bool ok) {
-        if (ok && progress) std::cerr << "simulated unit " << i + 1 << "/" << units.size() << "\n";
+      [&](std::size_t, bool ok) {
+        if (!ok) return;
+        ++finished;
+        if (progress) std::cerr << "simulated unit " << finished << "/" << total << "\n";
       });
   std::string failure = failed ? "simulation unit " + std::to_string(*failed) + " failed" : "";
   std::vector<twinbench::ResultSet> results(units.size());
@@ -177,18 +225,22 @@ std::vector<twinbench::ResultSet> run_units_forked(const std::vector<Unit>& unit
 }
 
 // A scenario's units, each with the seed derived from the run's seed and its index, so that
-// results do not depend on how units are scheduled.
+// results do not depend on how units are scheduled. `first`: the index of the first unit.
 std::vector<Unit> units_of(const twinbench::Scenario& scenario, const runner::RunOptions& options,
-                           const std::string& capture_dir) {
+                           const std::string& capture_dir, std::size_t first) {
   std::vector<Unit> units;
-  for (auto& part : split_units(scenario)) {
+  for (auto& world : split_worlds(scenario)) {
     const std::size_t i = units.size();
-    units.push_back(Unit{std::move(part), options, splitmix64(options.seed * 1000003u + i),
-                         capture_dir.empty() ? "" : capture_dir + "/unit-" + std::to_string(i)});
+    Unit unit{std::move(world.scenario), options, splitmix64(options.seed * 1000003u + i),
+              capture_dir.empty() ? "" : capture_dir + "/unit-" + std::to_string(i), {}};
+    unit.options.elsewhere = std::move(world.elsewhere);
+    for (const auto w : world.waits_for) unit.waits_for.push_back(first + w);
+    units.push_back(std::move(unit));
   }
   return units;
 }
 
+// The samples of a scenario's units in its protocol order, as one run would have recorded them.
 twinbench::ResultSet merge_units(const twinbench::Scenario& scenario, const runner::RunOptions& options,
                                  const std::vector<twinbench::ResultSet>& parts) {
   twinbench::ResultSet merged;
@@ -196,25 +248,64 @@ twinbench::ResultSet merge_units(const twinbench::Scenario& scenario, const runn
   merged.mutable_run()->CopyFrom(parts.front().run());
   merged.mutable_run()->set_seed(options.seed);
   merged.mutable_run()->set_server_nodelay(scenario.network().server_tcp().nodelay());
+  std::vector<std::pair<std::size_t, const twinbench::Sample*>> samples;
   for (const auto& part : parts) {
-    for (const auto& sample : part.samples()) *merged.add_samples() = sample;
+    for (const auto& sample : part.samples()) samples.emplace_back(runner::protocol_position(scenario, sample), &sample);
   }
+  std::stable_sort(samples.begin(), samples.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [position, sample] : samples) *merged.add_samples() = *sample;
   return merged;
 }
 
 // What a unit costs to simulate, roughly: the bytes it moves, with each request counted as 64 KiB.
-double simulated_bytes(const twinbench::Scenario& unit) {
+double simulated_bytes(const Unit& unit) {
+  const auto& s = unit.scenario;
   double per_round = 0;
-  for (const auto bytes : unit.body_bytes()) per_round += static_cast<double>(bytes) + 65536.0;
-  return per_round * unit.variants_size() * unit.frame_caps_size() * (unit.runs() + unit.warmups());
+  for (const auto bytes : s.body_bytes()) per_round += static_cast<double>(bytes) + 65536.0;
+  const auto elsewhere = unit.options.elsewhere ? unit.options.elsewhere->variants.size() : 0;
+  return per_round * static_cast<double>(s.variants_size() - elsewhere) * s.frame_caps_size() * (s.runs() + s.warmups());
 }
 
 // Runs the units in order: in `jobs` worker processes when there are several, else here (where
 // each keeps its own sample progress).
-std::vector<twinbench::ResultSet> run_units(const std::vector<Unit>& units, unsigned jobs, bool progress) {
-  if (jobs > 1 && units.size() > 1) return run_units_forked(units, jobs, progress);
+std::vector<twinbench::ResultSet> run_units(const std::vector<Unit>& units, unsigned jobs, bool progress,
+                                            std::size_t& finished, std::size_t total) {
+  if (jobs > 1 && units.size() > 1) return run_units_forked(units, jobs, progress, finished, total);
   std::vector<twinbench::ResultSet> results;
-  for (const auto& unit : units) results.push_back(run_unit(unit));
+  for (const auto& unit : units) {
+    results.push_back(run_unit(unit));
+    ++finished;
+  }
+  return results;
+}
+
+// Runs every unit and returns their results by index: first those that wait for none, then
+// those that wait out other units' steps (given those steps' spans). Within each batch the
+// costliest starts first (longest-processing-time order: a long unit overlaps the short ones).
+std::vector<twinbench::ResultSet> run_all(const std::vector<Unit>& units, unsigned jobs, bool progress) {
+  std::vector<twinbench::ResultSet> results(units.size());
+  std::size_t finished = 0;
+  for (const bool waiting : {false, true}) {
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < units.size(); ++i) {
+      if (units[i].waits_for.empty() != waiting) order.push_back(i);
+    }
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return simulated_bytes(units[a]) > simulated_bytes(units[b]);
+    });
+    std::vector<Unit> batch;
+    for (const auto i : order) {
+      Unit unit = units[i];
+      for (const auto w : unit.waits_for) {
+        for (const auto& sample : results[w].samples()) {
+          unit.options.elsewhere->spans->emplace(runner::step_of(sample), runner::span_of(sample));
+        }
+      }
+      batch.push_back(std::move(unit));
+    }
+    auto done = run_units(batch, jobs, progress, finished, units.size());
+    for (std::size_t k = 0; k < order.size(); ++k) results[order[k]] = std::move(done[k]);
+  }
   return results;
 }
 
@@ -246,7 +337,7 @@ std::vector<twinbench::ResultSet> run_simulated_together(const std::vector<Simul
   std::vector<Unit> units;
   std::vector<std::size_t> owner;  // the request each unit belongs to
   for (std::size_t r = 0; r < requests.size(); ++r) {
-    for (auto& unit : units_of(requests[r].scenario, requests[r].options, partials[r].string())) {
+    for (auto& unit : units_of(requests[r].scenario, requests[r].options, partials[r].string(), units.size())) {
       units.push_back(std::move(unit));
       owner.push_back(r);
     }
@@ -259,20 +350,11 @@ std::vector<twinbench::ResultSet> run_simulated_together(const std::vector<Simul
       if (std::count(owner.begin(), owner.end(), owner[i]) > 1) units[i].options.on_sample = nullptr;
     }
   }
-  // Costliest first (longest-processing-time order): a long unit then overlaps the short ones.
-  std::vector<std::size_t> order(units.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return simulated_bytes(units[a].scenario) > simulated_bytes(units[b].scenario);
-  });
-  std::vector<Unit> ordered;
-  for (const auto i : order) ordered.push_back(units[i]);
-
   const bool progress =
       std::any_of(requests.begin(), requests.end(), [](const auto& r) { return r.options.on_sample != nullptr; });
-  std::vector<twinbench::ResultSet> done;
+  std::vector<twinbench::ResultSet> by_unit;
   try {
-    done = run_units(ordered, jobs, progress);
+    by_unit = run_all(units, jobs, progress);
   } catch (...) {
     remove_partials();
     throw;
@@ -286,8 +368,6 @@ std::vector<twinbench::ResultSet> run_simulated_together(const std::vector<Simul
   }
 
   std::vector<std::vector<twinbench::ResultSet>> parts(requests.size());
-  std::vector<twinbench::ResultSet> by_unit(units.size());
-  for (std::size_t k = 0; k < order.size(); ++k) by_unit[order[k]] = std::move(done[k]);
   for (std::size_t i = 0; i < units.size(); ++i) parts[owner[i]].push_back(std::move(by_unit[i]));
   std::vector<twinbench::ResultSet> results;
   for (std::size_t r = 0; r < requests.size(); ++r) {

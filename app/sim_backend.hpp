@@ -61,9 +61,12 @@ class SimBackend {
 // needs a network section, and uncapped frames need a frame time, or simulated time stands still.
 void require_simulatable(const twinbench::Scenario& scenario, const std::string& origin);
 
-// Runs a scenario in simulation. A scenario splits into independent simulations ("units"): one per
-// frame cap when Sessions are per cap, else one. Each unit has its own seed derived from `seed`,
-// so the results do not depend on `jobs`, the number of unit processes run at once.
+// Runs a scenario in simulation. A scenario splits into simulations ("units", one world each):
+// one per frame cap when Sessions are per cap; within that, one per variant without a Session
+// (fresh connections) and one for the Session variants, which waits out the others' steps frame
+// for frame once they have run (sim_backend.cpp). The samples come back in protocol order. Each
+// unit has its own seed derived from `seed`, so the results do not depend on `jobs`, the number
+// of unit processes run at once.
 // `capture_dir`, if set, receives each unit's packet captures (unit-<i>-client.pcap and
 // unit-<i>-server.pcap; SimNetwork::capture).
 twinbench::ResultSet run_simulated(const twinbench::Scenario& scenario, const runner::RunOptions& options,

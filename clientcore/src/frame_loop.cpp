@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 namespace tb {
 
@@ -46,6 +47,30 @@ void FrameLoop::remove_internal_process(ProcessId id) {
   std::erase_if(processes_, [id](const Process& p) { return p.id == id; });
 }
 
+bool FrameLoop::ahead(std::uint64_t frame, FramePhase phase) const {
+  // Between frames, frame_ is over: all of its phases are past.
+  const FramePhase now = phase_ == FramePhase::kBetweenFrames ? FramePhase::kLastFlush : phase_;
+  return phase != FramePhase::kBetweenFrames && std::pair(frame, phase) > std::pair(frame_, now);
+}
+
+void FrameLoop::at(std::uint64_t frame, FramePhase phase, std::function<void()> fn) {
+  if (!ahead(frame, phase)) {
+    throw std::logic_error("FrameLoop::at: frame " + std::to_string(frame) + " phase " +
+                           std::to_string(static_cast<int>(phase)) + " is not ahead");
+  }
+  scheduled_.emplace(std::pair(frame, phase), std::move(fn));
+}
+
+void FrameLoop::enter(FramePhase phase) {
+  phase_ = phase;
+  // Entries added while these run are for later moments (at() refuses the present one).
+  const auto [first, last] = scheduled_.equal_range(std::pair(frame_, phase));
+  std::vector<std::function<void()>> due;
+  for (auto it = first; it != last; ++it) due.push_back(std::move(it->second));
+  scheduled_.erase(first, last);
+  for (auto& fn : due) fn();
+}
+
 void FrameLoop::flush_message_queue() {
   for (int round = 0; round < kMaxFlushRounds; ++round) {
     std::vector<std::function<void()>> batch;
@@ -65,8 +90,12 @@ void FrameLoop::run_frame() {
 
   std::vector<std::function<void()>> resuming;
   resuming.swap(awaiting_);  // awaits made while resuming wait for the next frame
+  phase_ = FramePhase::kProcessFrame;
   for (auto& fn : resuming) fn();
+  enter(FramePhase::kProcessFrame);
+  enter(FramePhase::kFirstFlush);
   flush_message_queue();
+  enter(FramePhase::kNodeProcess);
   // Copy ids first: a process may add or remove processes.
   std::vector<ProcessId> ids;
   for (const auto& p : processes_) ids.push_back(p.id);
@@ -78,7 +107,9 @@ void FrameLoop::run_frame() {
       fn();
     }
   }
+  enter(FramePhase::kLastFlush);
   flush_message_queue();
+  phase_ = FramePhase::kBetweenFrames;
 
   if (!running_) return;
   const Duration period = config_.fps_cap ? Duration{1'000'000'000LL / config_.fps_cap} : Duration{0};

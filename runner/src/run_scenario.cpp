@@ -1,5 +1,6 @@
 #include "twinbench/runner/run_scenario.hpp"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -15,6 +16,8 @@ namespace tb::runner {
 namespace {
 
 Duration ms(double v) { return from_ms(v); }
+
+constexpr const char* kTimedOut = "timed out";
 
 struct Step {
   std::uint32_t fps;
@@ -118,6 +121,10 @@ class ScenarioRun {
       frames_.set_config(FrameLoopConfig{step.fps, ms(s_.frame_loop().frame_work_ms())});
     }
     const auto& variant = s_.variants(static_cast<int>(step.variant));
+    if (o_.elsewhere && o_.elsewhere->variants.count(variant.name())) {
+      pass_step_run_elsewhere(step, variant.name());
+      return;
+    }
     RequestSpec spec;
     spec.url = base_url_ + scenario::target_path(s_, step.body_bytes);
     if (s_.download_to_file() && step.body_bytes > 0) {
@@ -141,10 +148,30 @@ class ScenarioRun {
       model.cancel();
       Completion c;
       c.result = RequestResult::kCancelled;
-      c.error = "timed out";
+      c.error = kTimedOut;
       record(step, spec, c, b_.scheduler.now() - started, frames_.frames() - first_frame, index);
       frames_.await_process_frame([this] { start_step(); });
     });
+  }
+
+  // A step simulated in another world: the script goes on where that step's awaiting script would
+  // have resumed, in its model's completion phase: with spans, in the frame it ended there (so the
+  // steps run here see the idle gaps of the whole run); without, in the next frame.
+  void pass_step_run_elsewhere(const Step& step, const std::string& variant) {
+    const auto phase = models_[step.variant]->completion_phase();
+    const auto& spans = o_.elsewhere->spans;
+    if (!spans) return frames_.at(frames_.frames() + 1, phase, [this] { start_step(); });
+    const auto it = spans->find(StepKey{variant, step.fps, step.body_bytes, step.round});
+    if (it == spans->end()) {
+      throw std::logic_error("no span for " + variant + "'s step in round " + std::to_string(step.round));
+    }
+    const auto [frames, timed_out] = it->second;
+    // A timed-out request is recorded when the timeout fires; the script resumes at the next
+    // process_frame.
+    const auto frame = frames_.frames() + frames + (timed_out ? 1 : 0);
+    const auto at = timed_out ? FramePhase::kProcessFrame : phase;
+    if (!frames_.ahead(frame, at)) return start_step();  // it ended without waiting
+    frames_.at(frame, at, [this] { start_step(); });
   }
 
   void record(const Step& step, const RequestSpec& spec, Completion c, Duration elapsed,
@@ -196,6 +223,28 @@ class ScenarioRun {
 };
 
 }  // namespace
+
+StepKey step_of(const twinbench::Sample& sample) {
+  return StepKey{sample.variant(), sample.fps(), sample.body_bytes(), sample.round()};
+}
+
+StepSpan span_of(const twinbench::Sample& sample) {
+  return StepSpan{sample.frames(), sample.result() == to_string(RequestResult::kCancelled) && sample.error() == kTimedOut};
+}
+
+std::size_t protocol_position(const twinbench::Scenario& s, const twinbench::Sample& sample) {
+  const auto index_of = [](const auto& list, const auto& value) {
+    const auto it = std::find(list.begin(), list.end(), value);
+    if (it == list.end()) throw std::invalid_argument("a sample's step is not in the scenario");
+    return static_cast<std::size_t>(it - list.begin());
+  };
+  std::vector<std::string> variants;
+  for (const auto& v : s.variants()) variants.push_back(v.name());
+  // plan()'s nesting: frame caps, body sizes, rounds, variants.
+  const std::size_t rounds = s.warmups() + s.runs();
+  return ((index_of(s.frame_caps(), sample.fps()) * s.body_bytes_size() + index_of(s.body_bytes(), sample.body_bytes())) *
+              rounds + sample.round()) * variants.size() + index_of(variants, sample.variant());
+}
 
 twinbench::ResultSet run_scenario(const twinbench::Scenario& scenario, Backend& backend,
                                   const RunOptions& options) {

@@ -122,6 +122,74 @@ TEST(Threaded, ResultIsDeliveredAtTheNextFrame) {
   }
 }
 
+// Where the awaiting script resumes decides in which frame the next request makes its first
+// step; a split simulation relies on completion_phase() to start the next step there.
+TEST(CompletionPhase, EveryModelResumesTheScriptInThePhaseItDeclares) {
+  const LinkConfig link{std::chrono::milliseconds(10), 0};
+  ModelBench bench(60, link);
+  Session session(bench.scheduler);
+  struct Case {
+    const char* name;
+    std::unique_ptr<ClientModel> model;
+    FramePhase expected;  // from the engine's rules (frame_loop.hpp), not from the model
+  };
+  std::vector<Case> cases;
+  for (bool threaded : {false, true}) {
+    HttpRequestOptions nat;
+    nat.use_threads = threaded;
+    nat.worker_sleep = Duration{1000};
+    // request_completed: a deferred call, from _update_connection in node process (flushed at
+    // the frame's end) or from the worker between frames (flushed right after process_frame).
+    cases.push_back({threaded ? "nat_thr" : "nat_coop", std::make_unique<HttpRequestModel>(bench.runtime(), nat),
+                     threaded ? FramePhase::kFirstFlush : FramePhase::kLastFlush});
+    for (Session* pool : {static_cast<Session*>(nullptr), &session}) {
+      C3HttpOptions c3;
+      c3.use_threads = threaded;
+      c3.worker_sleep = Duration{1000};
+      c3.session = pool;
+      // C3Http's caller awaits process_frame, cooperative or threaded (is_alive once per frame).
+      cases.push_back({"c3", std::make_unique<C3HttpModel>(bench.runtime(), c3), FramePhase::kProcessFrame});
+    }
+  }
+  for (auto& c : cases) {
+    for (const std::uint64_t bytes : {0ull, 300000ull}) {
+      const auto path = bytes ? ModelBench::download(bytes) : std::string("/api/benchmark/ping/");
+      const Measured m = bench.run(*c.model, ModelBench::get(path));
+      ASSERT_EQ(m.completion.result, RequestResult::kSuccess) << c.name << ": " << m.completion.error;
+      EXPECT_EQ(m.phase, c.expected) << c.name << " " << bytes;
+      EXPECT_EQ(c.model->completion_phase(), c.expected) << c.name;
+    }
+  }
+}
+
+TEST(FrameLoopAt, RunsInTheGivenFrameAndPhaseAndRefusesThePast) {
+  VirtualScheduler scheduler;
+  FrameLoop frames(scheduler, FrameLoopConfig{60, Duration{0}});
+  std::vector<std::pair<std::uint64_t, FramePhase>> seen;
+  const auto note = [&] { seen.emplace_back(frames.frames(), frames.phase()); };
+  frames.at(2, FramePhase::kLastFlush, note);
+  frames.at(2, FramePhase::kProcessFrame, note);
+  frames.at(3, FramePhase::kNodeProcess, [&] {
+    note();
+    // The present moment is refused; a later phase of the same frame is not.
+    EXPECT_THROW(frames.at(3, FramePhase::kNodeProcess, note), std::logic_error);
+    EXPECT_THROW(frames.at(3, FramePhase::kFirstFlush, note), std::logic_error);
+    frames.at(3, FramePhase::kLastFlush, note);
+    // A deferred call made at the start of a flush runs in that flush.
+    frames.at(4, FramePhase::kFirstFlush, [&] { frames.call_deferred(note); });
+  });
+  frames.start();
+  scheduler.run_until([&] { return seen.size() >= 5; }, scheduler.now() + std::chrono::seconds(1));
+  const std::vector<std::pair<std::uint64_t, FramePhase>> expected = {
+      {2, FramePhase::kProcessFrame}, {2, FramePhase::kLastFlush}, {3, FramePhase::kNodeProcess},
+      {3, FramePhase::kLastFlush}, {4, FramePhase::kFirstFlush}};
+  EXPECT_EQ(seen, expected);
+  EXPECT_THROW(frames.at(1, FramePhase::kLastFlush, note), std::logic_error);
+  // Between frames, the last frame begun is over.
+  EXPECT_FALSE(frames.ahead(frames.frames(), FramePhase::kFirstFlush));
+  EXPECT_TRUE(frames.ahead(frames.frames() + 1, FramePhase::kProcessFrame));
+}
+
 TEST(EngineProfiles, Godot3SendsOnRequestAndSavesAFrame) {
   ModelBench bench(60, instant());
   HttpRequestOptions g3;

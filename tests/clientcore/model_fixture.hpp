@@ -25,6 +25,7 @@ struct Measured {
   Time started{0};
   Time finished{0};
   std::uint64_t frames = 0;  // frames begun between the call and the resumption
+  FramePhase phase = FramePhase::kBetweenFrames;  // where the script resumed
   Duration elapsed() const { return finished - started; }
 };
 
@@ -71,6 +72,7 @@ class ModelBench {
         m.completion = c;
         m.finished = scheduler.now();
         m.frames = frames.frames() - first;
+        m.phase = frames.phase();
         result = m;
       });
     });

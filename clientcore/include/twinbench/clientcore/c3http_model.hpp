@@ -29,6 +29,8 @@ class C3HttpModel : public ClientModel {
   ~C3HttpModel() override;
   void request(const RequestSpec& spec, Callback done) override;
   void cancel() override;
+  // await process_frame resumes the caller, cooperative or threaded (check_worker).
+  FramePhase completion_phase() const override { return FramePhase::kProcessFrame; }
 
  private:
   enum class Step { kYield, kDone };

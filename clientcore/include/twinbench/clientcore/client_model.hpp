@@ -65,6 +65,10 @@ class ClientModel {
   virtual void request(const RequestSpec& spec, Callback done) = 0;
   // Abandons the request in flight, if any; `done` is not called.
   virtual void cancel() = 0;
+  // The frame phase in which `done` runs when a request ends after waiting on the network (the
+  // script then starts its next request there). A split simulation starts the next step in it
+  // when this model's step ran elsewhere (runner::StepsElsewhere).
+  virtual FramePhase completion_phase() const = 0;
 };
 
 }  // namespace tb

@@ -27,6 +27,11 @@ class HttpRequestModel : public ClientModel {
   ~HttpRequestModel() override;
   void request(const RequestSpec& spec, Callback done) override;
   void cancel() override;
+  // request_completed is a deferred call: posted by the worker between frames (flushed after
+  // process_frame), or by _update_connection in node process (flushed at the frame's end).
+  FramePhase completion_phase() const override {
+    return options_.use_threads ? FramePhase::kFirstFlush : FramePhase::kLastFlush;
+  }
 
  private:
   void start_connection();   // _request(): connect_to_host

@@ -3,9 +3,13 @@
 // rounds, every variant once per round in interleave order, Sessions per the scenario's scope.
 // The benchmark script is modelled too: it reads the clock just before each request call and
 // just after the awaiting coroutine resumes, then starts the next request right there.
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
+#include <tuple>
 
 #include "results.pb.h"
 #include "twinbench/clientcore/body_sink.hpp"
@@ -31,6 +35,32 @@ struct Backend {
   std::string name;  // "live" or "sim"
 };
 
+// One step of the protocol: a variant's request in a round of a cell.
+struct StepKey {
+  std::string variant;
+  std::uint32_t fps = 0;
+  std::uint64_t body_bytes = 0;
+  std::uint32_t round = 0;
+  auto operator<=>(const StepKey&) const = default;
+};
+
+// How long a step took where it ran, in frames: it ended in the frame `frames` after the one it
+// started in (or timed out there, and the script resumed one frame later).
+struct StepSpan {
+  std::uint64_t frames = 0;
+  bool timed_out = false;
+};
+
+// A run of only some of the scenario's variants (one "world" of a split simulation): the steps
+// of `variants` are simulated elsewhere and not here. With `spans`, each of their steps is waited
+// out for the frames it took there, so the variants run here see the same idle gaps and frame
+// grid as in the whole interleaved run; without, their steps are skipped at once (for variants
+// whose outcome does not depend on when they start).
+struct StepsElsewhere {
+  std::set<std::string> variants;
+  std::optional<std::map<StepKey, StepSpan>> spans;
+};
+
 struct RunOptions {
   std::string base_url;  // the server; overrides the scenario's target.base_url
   Duration request_timeout = std::chrono::seconds(120);
@@ -41,7 +71,14 @@ struct RunOptions {
   std::optional<TlsClientConfig> tls;
   // Called after every sample (for progress on stderr).
   std::function<void(const twinbench::Sample&, std::size_t done, std::size_t total)> on_sample;
+  std::optional<StepsElsewhere> elsewhere;  // unset: every variant runs here
 };
+
+// The step a sample records, and how long it took, in the terms StepsElsewhere::spans uses.
+StepKey step_of(const twinbench::Sample& sample);
+StepSpan span_of(const twinbench::Sample& sample);
+// Where a sample's step comes in the scenario's protocol order (0 first).
+std::size_t protocol_position(const twinbench::Scenario& scenario, const twinbench::Sample& sample);
 
 // The scenario must be validated (tb::scenario::load_scenario does). Throws std::runtime_error
 // when the backend stops making progress.
