@@ -7,17 +7,27 @@
 #include <exception>
 #include <iostream>
 #include <map>
+#include <vector>
 #include <stdexcept>
 
 namespace tb::app {
 
 std::optional<std::size_t> run_forked(std::size_t count, unsigned jobs, const std::function<int(std::size_t)>& task,
-                                      const std::function<void(std::size_t, bool)>& on_done) {
+                                      const std::function<void(std::size_t, bool)>& on_done,
+                                      const std::function<bool(std::size_t)>& ready) {
   std::map<pid_t, std::size_t> running;
   std::optional<std::size_t> failed;
-  std::size_t next = 0;
-  while (next < count || !running.empty()) {
-    while (next < count && running.size() < jobs && !failed) {
+  std::vector<bool> launched(count, false);
+  std::size_t left = count;
+  // The first task in index order not launched yet and ready, or count.
+  const auto next_ready = [&] {
+    for (std::size_t i = 0; i < count; ++i) {
+      if (!launched[i] && (!ready || ready(i))) return i;
+    }
+    return count;
+  };
+  while (left > 0 || !running.empty()) {
+    for (std::size_t next; !failed && running.size() < jobs && (next = next_ready()) < count;) {
       // A child must not inherit (and later flush a second time) what the parent has buffered.
       std::cout.flush();
       std::cerr.flush();
@@ -34,9 +44,11 @@ std::optional<std::size_t> run_forked(std::size_t count, unsigned jobs, const st
         std::cerr.flush();
         std::_Exit(code);
       }
-      running[pid] = next++;
+      running[pid] = next;
+      launched[next] = true;
+      --left;
     }
-    if (running.empty()) break;
+    if (running.empty()) break;  // all done, or a failure, or none left can become ready
     int status = 0;
     const pid_t pid = ::waitpid(-1, &status, 0);
     if (pid < 0) throw std::runtime_error("waitpid failed");

@@ -187,43 +187,6 @@ twinbench::ResultSet run_unit(const Unit& unit) {
   return runner::run_scenario(unit.scenario, sim.backend(), options);
 }
 
-// Runs units in child processes, at most `jobs` at once, in the order given; each child leaves its
-// ResultSet in a file. `progress`: say on stderr when each unit is done; a child reports samples
-// only if its unit's options ask for it.
-std::vector<twinbench::ResultSet> run_units_forked(const std::vector<Unit>& units, unsigned jobs, bool progress,
-                                                   std::size_t& finished, std::size_t total) {
-  namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("twinbench-units-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  auto file_of = [&](std::size_t i) { return dir / ("unit-" + std::to_string(i) + ".pb"); };
-  const auto failed = run_forked(
-      units.size(), jobs,
-      [&](std::size_t i) {
-        twinbench::ResultSet results;
-        try {
-          results = run_unit(units[i]);
-        } catch (const std::exception& e) {
-          throw std::runtime_error("unit " + std::to_string(i) + ": " + e.what());
-        }
-        std::ofstream out(file_of(i), std::ios::binary);
-        return results.SerializeToOstream(&out) && out.flush() ? 0 : 3;
-      },
-      [&](std::size_t, bool ok) {
-        if (!ok) return;
-        ++finished;
-        if (progress) std::cerr << "simulated unit " << finished << "/" << total << "\n";
-      });
-  std::string failure = failed ? "simulation unit " + std::to_string(*failed) + " failed" : "";
-  std::vector<twinbench::ResultSet> results(units.size());
-  for (std::size_t i = 0; failure.empty() && i < units.size(); ++i) {
-    std::ifstream in(file_of(i), std::ios::binary);
-    if (!results[i].ParseFromIstream(&in)) failure = "cannot read the results of unit " + std::to_string(i);
-  }
-  fs::remove_all(dir);
-  if (!failure.empty()) throw std::runtime_error(failure);
-  return results;
-}
-
 // A scenario's units, each with the seed derived from the run's seed and its index, so that
 // results do not depend on how units are scheduled. `first`: the index of the first unit.
 std::vector<Unit> units_of(const twinbench::Scenario& scenario, const runner::RunOptions& options,
@@ -266,46 +229,90 @@ double simulated_bytes(const Unit& unit) {
   return per_round * static_cast<double>(s.variants_size() - elsewhere) * s.frame_caps_size() * (s.runs() + s.warmups());
 }
 
-// Runs the units in order: in `jobs` worker processes when there are several, else here (where
-// each keeps its own sample progress).
-std::vector<twinbench::ResultSet> run_units(const std::vector<Unit>& units, unsigned jobs, bool progress,
-                                            std::size_t& finished, std::size_t total) {
-  if (jobs > 1 && units.size() > 1) return run_units_forked(units, jobs, progress, finished, total);
-  std::vector<twinbench::ResultSet> results;
-  for (const auto& unit : units) {
-    results.push_back(run_unit(unit));
-    ++finished;
+// What a unit holds up: its own cost and the costliest chain of units waiting for it.
+double held_up(const std::vector<Unit>& units, std::size_t i) {
+  double waiting = 0;
+  for (std::size_t j = 0; j < units.size(); ++j) {
+    const auto& w = units[j].waits_for;
+    if (std::find(w.begin(), w.end(), i) != w.end()) waiting = std::max(waiting, held_up(units, j));
   }
-  return results;
+  return simulated_bytes(units[i]) + waiting;
 }
 
-// Runs every unit and returns their results by index: first those that wait for none, then
-// those that wait out other units' steps (given those steps' spans). Within each batch the
-// costliest starts first (longest-processing-time order: a long unit overlaps the short ones).
+// Runs every unit and returns their results by index: in `jobs` worker processes when there are
+// several (each child leaves its ResultSet in a file), else here, where each keeps its own sample
+// progress. A unit that waits out others' steps starts once they have finished, given their
+// steps' spans. The unit holding up the most work starts first (longest-processing-time order
+// along the chains): a long chain then overlaps the short units. `progress`: say on stderr when
+// each unit is done.
 std::vector<twinbench::ResultSet> run_all(const std::vector<Unit>& units, unsigned jobs, bool progress) {
-  std::vector<twinbench::ResultSet> results(units.size());
-  std::size_t finished = 0;
-  for (const bool waiting : {false, true}) {
-    std::vector<std::size_t> order;
-    for (std::size_t i = 0; i < units.size(); ++i) {
-      if (units[i].waits_for.empty() != waiting) order.push_back(i);
-    }
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      return simulated_bytes(units[a]) > simulated_bytes(units[b]);
-    });
-    std::vector<Unit> batch;
-    for (const auto i : order) {
-      Unit unit = units[i];
-      for (const auto w : unit.waits_for) {
-        for (const auto& sample : results[w].samples()) {
-          unit.options.elsewhere->spans->emplace(runner::step_of(sample), runner::span_of(sample));
-        }
-      }
-      batch.push_back(std::move(unit));
-    }
-    auto done = run_units(batch, jobs, progress, finished, units.size());
-    for (std::size_t k = 0; k < order.size(); ++k) results[order[k]] = std::move(done[k]);
+  std::vector<std::size_t> order(units.size());
+  std::vector<double> weight(units.size());
+  for (std::size_t i = 0; i < units.size(); ++i) {
+    order[i] = i;
+    weight[i] = held_up(units, i);
   }
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return weight[a] > weight[b]; });
+  std::vector<twinbench::ResultSet> results(units.size());
+  std::vector<bool> done(units.size(), false);
+  std::size_t finished = 0;
+  const auto ready = [&](std::size_t k) {
+    const auto& w = units[order[k]].waits_for;
+    return std::all_of(w.begin(), w.end(), [&](std::size_t i) { return done[i]; });
+  };
+  const auto prepared = [&](std::size_t i) {
+    Unit unit = units[i];
+    for (const auto w : unit.waits_for) {
+      for (const auto& sample : results[w].samples()) {
+        unit.options.elsewhere->spans->emplace(runner::step_of(sample), runner::span_of(sample));
+      }
+    }
+    return unit;
+  };
+  const auto finish = [&](std::size_t i, twinbench::ResultSet r) {
+    results[i] = std::move(r);
+    done[i] = true;
+    ++finished;
+    if (progress && jobs > 1) std::cerr << "simulated unit " << finished << "/" << units.size() << "\n";
+  };
+
+  if (jobs <= 1 || units.size() <= 1) {
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      if (!done[order[k]] && ready(k)) {
+        finish(order[k], run_unit(prepared(order[k])));
+        k = static_cast<std::size_t>(-1);  // from the top: a unit may have become ready
+      }
+    }
+  } else {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / ("twinbench-units-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    auto file_of = [&](std::size_t i) { return dir / ("unit-" + std::to_string(i) + ".pb"); };
+    std::string failure;
+    const auto failed = run_forked(
+        order.size(), jobs,
+        [&](std::size_t k) {
+          twinbench::ResultSet r;
+          try {
+            r = run_unit(prepared(order[k]));
+          } catch (const std::exception& e) {
+            throw std::runtime_error("unit " + std::to_string(order[k]) + ": " + e.what());
+          }
+          std::ofstream out(file_of(order[k]), std::ios::binary);
+          return r.SerializeToOstream(&out) && out.flush() ? 0 : 3;
+        },
+        [&](std::size_t k, bool ok) {
+          twinbench::ResultSet r;
+          std::ifstream in(file_of(order[k]), std::ios::binary);
+          if (ok && r.ParseFromIstream(&in)) return finish(order[k], std::move(r));
+          if (ok && failure.empty()) failure = "cannot read the results of unit " + std::to_string(order[k]);
+        },
+        [&](std::size_t k) { return failure.empty() && ready(k); });
+    fs::remove_all(dir);
+    if (failed) throw std::runtime_error("simulation unit " + std::to_string(order[*failed]) + " failed");
+    if (!failure.empty()) throw std::runtime_error(failure);
+  }
+  if (finished != units.size()) throw std::logic_error("simulation units wait for each other");
   return results;
 }
 
