@@ -240,8 +240,7 @@ double held_up(const std::vector<Unit>& units, std::size_t i) {
 }
 
 // Runs every unit and returns their results by index: in `jobs` worker processes when there are
-// several (each child leaves its ResultSet in a file), else here, where each keeps its own sample
-// progress. A unit that waits out others' steps starts once they have finished, given their
+// several (each child leaves its ResultSet in a file), else here. A unit that waits out others' steps starts once they have finished, given their
 // steps' spans. The unit holding up the most work starts first (longest-processing-time order
 // along the chains): a long chain then overlaps the short units. `progress`: say on stderr when
 // each unit is done.
@@ -273,7 +272,7 @@ std::vector<twinbench::ResultSet> run_all(const std::vector<Unit>& units, unsign
     results[i] = std::move(r);
     done[i] = true;
     ++finished;
-    if (progress && jobs > 1) std::cerr << "simulated unit " << finished << "/" << units.size() << "\n";
+    if (progress) std::cerr << "simulated unit " << finished << "/" << units.size() << "\n";
   };
 
   if (jobs <= 1 || units.size() <= 1) {
@@ -350,12 +349,10 @@ std::vector<twinbench::ResultSet> run_simulated_together(const std::vector<Simul
     }
     if (!partials[r].empty()) fs::create_directories(partials[r]);
   }
-  // In worker processes, a scenario of one unit keeps its sample progress; several would each
-  // count their own samples against the unit's total.
-  if (jobs > 1 && units.size() > 1) {
-    for (std::size_t i = 0; i < units.size(); ++i) {
-      if (std::count(owner.begin(), owner.end(), owner[i]) > 1) units[i].options.on_sample = nullptr;
-    }
+  // A scenario of one unit keeps its sample progress; several would each count their own samples
+  // against the scenario's total, so progress is then told per unit.
+  for (std::size_t i = 0; i < units.size(); ++i) {
+    if (std::count(owner.begin(), owner.end(), owner[i]) > 1) units[i].options.on_sample = nullptr;
   }
   const bool progress =
       std::any_of(requests.begin(), requests.end(), [](const auto& r) { return r.options.on_sample != nullptr; });

@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "sim_backend.hpp"
 #include "twinbench/scenario/load.hpp"

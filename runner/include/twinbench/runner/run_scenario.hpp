@@ -9,7 +9,6 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <tuple>
 
 #include "results.pb.h"
 #include "twinbench/clientcore/body_sink.hpp"
@@ -52,10 +51,11 @@ struct StepSpan {
 };
 
 // A run of only some of the scenario's variants (one "world" of a split simulation): the steps
-// of `variants` are simulated elsewhere and not here. With `spans`, each of their steps is waited
-// out for the frames it took there, so the variants run here see the same idle gaps and frame
-// grid as in the whole interleaved run; without, their steps are skipped at once (for variants
-// whose outcome does not depend on when they start).
+// of `variants` are simulated elsewhere and not here. The script goes on in the frame phase where
+// such a step's script would have resumed (its model's completion_phase): with `spans`, in the
+// frame it ended in there, so the variants run here see the same idle gaps as in the whole
+// interleaved run; without, in the next frame (for variants whose outcome does not depend on
+// when they start).
 struct StepsElsewhere {
   std::set<std::string> variants;
   std::optional<std::map<StepKey, StepSpan>> spans;
