@@ -283,6 +283,9 @@ std::vector<twinbench::ResultSet> run_all(const std::vector<Unit>& units, unsign
       }
     }
   } else {
+    // Test credentials are made once per process and cached (RSA key generation was ~90 % of a
+    // small unit's time): made here, the children inherit them.
+    for (const auto& unit : units) simulated_tls(unit.scenario);
     namespace fs = std::filesystem;
     const fs::path dir = fs::temp_directory_path() / ("twinbench-units-" + std::to_string(::getpid()));
     fs::create_directories(dir);
