@@ -142,9 +142,15 @@ std::vector<World> split_worlds(const twinbench::Scenario& s) {
   } else {
     parts.push_back(s);
   }
-  std::set<std::string> fresh;
+  std::vector<std::string> fresh;  // in the scenario's order, which numbers the worlds
   std::set<std::string> kept;
-  for (const auto& v : s.variants()) (v.session() ? kept : fresh).insert(v.name());
+  for (const auto& v : s.variants()) {
+    if (v.session()) {
+      kept.insert(v.name());
+    } else {
+      fresh.push_back(v.name());
+    }
+  }
   std::vector<World> worlds;
   for (auto& part : parts) {
     if (fresh.empty() || s.variants_size() < 2) {
@@ -161,8 +167,8 @@ std::vector<World> split_worlds(const twinbench::Scenario& s) {
       worlds.push_back(World{part, std::move(others), {}});
     }
     if (!kept.empty()) {
-      worlds.push_back(World{std::move(part), runner::StepsElsewhere{fresh, std::map<runner::StepKey, runner::StepSpan>{}},
-                             std::move(fresh_worlds)});
+      runner::StepsElsewhere others{{fresh.begin(), fresh.end()}, std::map<runner::StepKey, runner::StepSpan>{}};
+      worlds.push_back(World{std::move(part), std::move(others), std::move(fresh_worlds)});
     }
   }
   return worlds;
