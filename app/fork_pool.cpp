@@ -14,7 +14,8 @@ namespace tb::app {
 
 std::optional<std::size_t> run_forked(std::size_t count, unsigned jobs, const std::function<int(std::size_t)>& task,
                                       const std::function<void(std::size_t, bool)>& on_done,
-                                      const std::function<bool(std::size_t)>& ready) {
+                                      const std::function<bool(std::size_t)>& ready,
+                                      const std::function<void()>& while_waiting) {
   std::map<pid_t, std::size_t> running;
   std::optional<std::size_t> failed;
   std::vector<bool> launched(count, false);
@@ -50,7 +51,8 @@ std::optional<std::size_t> run_forked(std::size_t count, unsigned jobs, const st
     }
     if (running.empty()) break;  // all done, or a failure, or none left can become ready
     int status = 0;
-    const pid_t pid = ::waitpid(-1, &status, 0);
+    pid_t pid;
+    while ((pid = ::waitpid(-1, &status, while_waiting ? WNOHANG : 0)) == 0) while_waiting();
     if (pid < 0) throw std::runtime_error("waitpid failed");
     const auto it = running.find(pid);
     if (it == running.end()) continue;  // not one of ours

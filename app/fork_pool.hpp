@@ -13,8 +13,11 @@ namespace tb::app {
 // After each child ends, the parent calls on_done(i, ok) (where it may make others ready). The
 // first failure stops new launches; the running children are still waited for. Returns the first
 // failed index, or nullopt. Tasks that are still not ready when nothing runs are left unrun.
+// `while_waiting`, if given, is called again and again while children run and none has ended; it
+// should block for a moment (it sets the pace of the polling).
 std::optional<std::size_t> run_forked(std::size_t count, unsigned jobs, const std::function<int(std::size_t)>& task,
                                       const std::function<void(std::size_t, bool)>& on_done = {},
-                                      const std::function<bool(std::size_t)>& ready = {});
+                                      const std::function<bool(std::size_t)>& ready = {},
+                                      const std::function<void()>& while_waiting = {});
 
 }  // namespace tb::app

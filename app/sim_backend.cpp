@@ -1,6 +1,12 @@
 #include "sim_backend.hpp"
 
+#include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
 
 #include <algorithm>
 #include <cstdio>
@@ -245,12 +251,67 @@ double held_up(const std::vector<Unit>& units, std::size_t i) {
   return simulated_bytes(units[i]) + waiting;
 }
 
+// Samples sent from unit processes to the parent as they are recorded, for live progress: a frame
+// of the unit's index, the length and the serialized Sample, each in one write() of at most
+// PIPE_BUF bytes, so frames from several children never interleave.
+class SampleChannel {
+ public:
+  using Receiver = std::function<void(std::size_t unit, const twinbench::Sample&)>;
+  SampleChannel() {
+    if (::pipe(fds_) != 0) throw std::runtime_error("pipe failed");
+    ::fcntl(fds_[0], F_SETFL, O_NONBLOCK);
+  }
+  ~SampleChannel() {
+    ::close(fds_[0]);
+    ::close(fds_[1]);
+  }
+  SampleChannel(const SampleChannel&) = delete;
+  SampleChannel& operator=(const SampleChannel&) = delete;
+
+  // In a child.
+  void send(std::uint32_t unit, twinbench::Sample sample) const {
+    if (sample.error().size() > 512) sample.set_error(sample.error().substr(0, 512));  // progress only
+    const std::string bytes = sample.SerializeAsString();
+    const auto length = static_cast<std::uint32_t>(bytes.size());
+    std::string frame(8, '\0');
+    std::memcpy(frame.data(), &unit, 4);
+    std::memcpy(frame.data() + 4, &length, 4);
+    frame += bytes;
+    if (frame.size() > PIPE_BUF) return;
+    while (::write(fds_[1], frame.data(), frame.size()) < 0 && errno == EINTR) {
+    }
+  }
+
+  // In the parent: waits up to `timeout_ms` for samples, then hands each whole one to `receive`.
+  void receive(int timeout_ms, const Receiver& receive) {
+    pollfd ready{fds_[0], POLLIN, 0};
+    if (timeout_ms > 0) ::poll(&ready, 1, timeout_ms);
+    char buffer[65536];
+    for (ssize_t n; (n = ::read(fds_[0], buffer, sizeof buffer)) > 0;) pending_.append(buffer, static_cast<std::size_t>(n));
+    while (pending_.size() >= 8) {
+      std::uint32_t unit = 0;
+      std::uint32_t length = 0;
+      std::memcpy(&unit, pending_.data(), 4);
+      std::memcpy(&length, pending_.data() + 4, 4);
+      if (pending_.size() < 8 + std::size_t{length}) break;
+      twinbench::Sample sample;
+      if (sample.ParseFromArray(pending_.data() + 8, static_cast<int>(length))) receive(unit, sample);
+      pending_.erase(0, 8 + std::size_t{length});
+    }
+  }
+
+ private:
+  int fds_[2] = {-1, -1};
+  std::string pending_;
+};
+
 // Runs every unit and returns their results by index: in `jobs` worker processes when there are
 // several (each child leaves its ResultSet in a file), else here. A unit that waits out others' steps starts once they have finished, given their
 // steps' spans. The unit holding up the most work starts first (longest-processing-time order
-// along the chains): a long chain then overlaps the short units. `progress`: say on stderr when
-// each unit is done.
-std::vector<twinbench::ResultSet> run_all(const std::vector<Unit>& units, unsigned jobs, bool progress) {
+// along the chains): a long chain then overlaps the short units. `on_sample`, if given, gets
+// every sample as it is recorded, from whichever unit.
+std::vector<twinbench::ResultSet> run_all(const std::vector<Unit>& units, unsigned jobs,
+                                          const SampleChannel::Receiver& on_sample) {
   std::vector<std::size_t> order(units.size());
   std::vector<double> weight(units.size());
   for (std::size_t i = 0; i < units.size(); ++i) {
@@ -265,8 +326,10 @@ std::vector<twinbench::ResultSet> run_all(const std::vector<Unit>& units, unsign
     const auto& w = units[order[k]].waits_for;
     return std::all_of(w.begin(), w.end(), [&](std::size_t i) { return done[i]; });
   };
-  const auto prepared = [&](std::size_t i) {
+  const auto prepared = [&](std::size_t i, const std::function<void(const twinbench::Sample&)>& report) {
     Unit unit = units[i];
+    unit.options.on_sample = nullptr;
+    if (report) unit.options.on_sample = [report](const twinbench::Sample& s, std::size_t, std::size_t) { report(s); };
     for (const auto w : unit.waits_for) {
       for (const auto& sample : results[w].samples()) {
         unit.options.elsewhere->spans->emplace(runner::step_of(sample), runner::span_of(sample));
@@ -278,13 +341,15 @@ std::vector<twinbench::ResultSet> run_all(const std::vector<Unit>& units, unsign
     results[i] = std::move(r);
     done[i] = true;
     ++finished;
-    if (progress) std::cerr << "simulated unit " << finished << "/" << units.size() << "\n";
   };
 
   if (jobs <= 1 || units.size() <= 1) {
     for (std::size_t k = 0; k < order.size(); ++k) {
       if (!done[order[k]] && ready(k)) {
-        finish(order[k], run_unit(prepared(order[k])));
+        const std::size_t i = order[k];
+        std::function<void(const twinbench::Sample&)> report;
+        if (on_sample) report = [&on_sample, i](const twinbench::Sample& s) { on_sample(i, s); };
+        finish(i, run_unit(prepared(i, report)));
         k = static_cast<std::size_t>(-1);  // from the top: a unit may have become ready
       }
     }
@@ -297,12 +362,16 @@ std::vector<twinbench::ResultSet> run_all(const std::vector<Unit>& units, unsign
     fs::create_directories(dir);
     auto file_of = [&](std::size_t i) { return dir / ("unit-" + std::to_string(i) + ".pb"); };
     std::string failure;
+    SampleChannel channel;
     const auto failed = run_forked(
         order.size(), jobs,
         [&](std::size_t k) {
           twinbench::ResultSet r;
           try {
-            r = run_unit(prepared(order[k]));
+            std::function<void(const twinbench::Sample&)> report;
+            const auto unit = static_cast<std::uint32_t>(order[k]);
+            if (on_sample) report = [&channel, unit](const twinbench::Sample& s) { channel.send(unit, s); };
+            r = run_unit(prepared(order[k], report));
           } catch (const std::exception& e) {
             throw std::runtime_error("unit " + std::to_string(order[k]) + ": " + e.what());
           }
@@ -315,7 +384,9 @@ std::vector<twinbench::ResultSet> run_all(const std::vector<Unit>& units, unsign
           if (ok && r.ParseFromIstream(&in)) return finish(order[k], std::move(r));
           if (ok && failure.empty()) failure = "cannot read the results of unit " + std::to_string(order[k]);
         },
-        [&](std::size_t k) { return failure.empty() && ready(k); });
+        [&](std::size_t k) { return failure.empty() && ready(k); },
+        on_sample ? std::function<void()>([&] { channel.receive(20, on_sample); }) : std::function<void()>());
+    if (on_sample) channel.receive(0, on_sample);  // what the last children sent
     fs::remove_all(dir);
     if (failed) throw std::runtime_error("simulation unit " + std::to_string(order[*failed]) + " failed");
     if (!failure.empty()) throw std::runtime_error(failure);
@@ -358,16 +429,20 @@ std::vector<twinbench::ResultSet> run_simulated_together(const std::vector<Simul
     }
     if (!partials[r].empty()) fs::create_directories(partials[r]);
   }
-  // A scenario of one unit keeps its sample progress; several would each count their own samples
-  // against the scenario's total, so progress is then told per unit.
-  for (std::size_t i = 0; i < units.size(); ++i) {
-    if (std::count(owner.begin(), owner.end(), owner[i]) > 1) units[i].options.on_sample = nullptr;
+  // Progress: each request's samples counted against its whole protocol, whichever unit sent them.
+  std::vector<std::size_t> reported(requests.size(), 0);
+  SampleChannel::Receiver on_sample;
+  if (std::any_of(requests.begin(), requests.end(), [](const auto& r) { return r.options.on_sample != nullptr; })) {
+    on_sample = [&](std::size_t unit, const twinbench::Sample& sample) {
+      const auto& request = requests[owner[unit]];
+      if (request.options.on_sample) {
+        request.options.on_sample(sample, ++reported[owner[unit]], runner::protocol_length(request.scenario));
+      }
+    };
   }
-  const bool progress =
-      std::any_of(requests.begin(), requests.end(), [](const auto& r) { return r.options.on_sample != nullptr; });
   std::vector<twinbench::ResultSet> by_unit;
   try {
-    by_unit = run_all(units, jobs, progress);
+    by_unit = run_all(units, jobs, on_sample);
   } catch (...) {
     remove_partials();
     throw;

@@ -246,6 +246,11 @@ std::size_t protocol_position(const twinbench::Scenario& s, const twinbench::Sam
               rounds + sample.round()) * variants.size() + index_of(variants, sample.variant());
 }
 
+std::size_t protocol_length(const twinbench::Scenario& s) {
+  return static_cast<std::size_t>(s.frame_caps_size()) * s.body_bytes_size() * (s.warmups() + s.runs()) *
+         s.variants_size();
+}
+
 twinbench::ResultSet run_scenario(const twinbench::Scenario& scenario, Backend& backend,
                                   const RunOptions& options) {
   return ScenarioRun(scenario, backend, options).run();

@@ -91,7 +91,28 @@ TEST(SimSplit, WorldsGiveWhatTheWholeInterleavedRunGives) {
   for (const auto& sample : whole.samples()) EXPECT_EQ(sample.result(), "success") << sample.variant();
 }
 
-// What makes the test above worth its name: the Session variants' samples depend on the other
+TEST(SimSplit, ProgressSeesEverySampleOnceWhicheverWorldRanIt) {
+  const auto s = interleaved(kAllVariants);
+  for (const unsigned jobs : {1u, 2u}) {
+    std::multiset<std::string> seen;
+    std::vector<std::size_t> counts;
+    runner::RunOptions options;
+    options.on_sample = [&](const twinbench::Sample& sample, std::size_t done, std::size_t total) {
+      seen.insert(sample.SerializeAsString());
+      counts.push_back(done);
+      EXPECT_EQ(total, 2u * 4 * 7);
+    };
+    const auto results = app::run_simulated(s, options, jobs);
+    std::multiset<std::string> recorded;
+    for (const auto& sample : results.samples()) recorded.insert(sample.SerializeAsString());
+    EXPECT_EQ(seen, recorded) << jobs << " jobs";
+    std::vector<std::size_t> expected(recorded.size());
+    for (std::size_t i = 0; i < expected.size(); ++i) expected[i] = i + 1;
+    EXPECT_EQ(counts, expected) << jobs << " jobs";
+  }
+}
+
+// What makes WorldsGiveWhatTheWholeInterleavedRunGives worth its name: the Session variants' samples depend on the other
 // variants' steps between theirs, which their world must wait out.
 TEST(SimSplit, SessionVariantsAloneSeeNoIdleGapsAndDiffer) {
   const std::set<std::string> kept = {"c3s_coop", "c3s_thr"};
