@@ -112,8 +112,8 @@ TEST(SimSplit, ProgressSeesEverySampleOnceWhicheverWorldRanIt) {
   }
 }
 
-// What makes WorldsGiveWhatTheWholeInterleavedRunGives worth its name: the Session variants' samples depend on the other
-// variants' steps between theirs, which their world must wait out.
+// What makes WorldsGiveWhatTheWholeInterleavedRunGives worth its name: the Session variants'
+// samples depend on the other variants' steps between theirs, which their world must wait out.
 TEST(SimSplit, SessionVariantsAloneSeeNoIdleGapsAndDiffer) {
   const std::set<std::string> kept = {"c3s_coop", "c3s_thr"};
   EXPECT_NE(samples_of(in_one_world(interleaved(kSessionVariants)), kept),
