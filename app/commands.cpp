@@ -40,6 +40,7 @@ struct RunArgs {
   bool tls = false;     // HTTPS even if the scenario has no tls section
   std::string profile;  // network profile laid over the scenario (reproduce's --profile)
   std::string pcap;     // sim: directory of packet captures
+  bool whole_run = false;  // sim: no worlds (docs/architecture.md)
   std::string tls_ca;   // PEM file of the roots to trust for an external --server
 };
 
@@ -66,7 +67,7 @@ class Progress {
 std::optional<twinbench::ResultSet> simulate(const twinbench::Scenario& scenario,
                                              const runner::RunOptions& options, const RunArgs& a) {
   try {
-    return run_simulated(scenario, options, a.jobs, a.pcap);
+    return run_simulated(scenario, options, a.jobs, a.pcap, a.whole_run);
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return std::nullopt;
@@ -99,6 +100,7 @@ int run_command(const RunArgs& a) {
     if (a.tls) scenario.mutable_tls();
     const std::string origin = a.scenario.empty() ? builtin.path : a.scenario;
     if (!a.pcap.empty() && a.backend != "sim") throw std::invalid_argument("--pcap: only with --backend sim");
+    if (a.whole_run && a.backend != "sim") throw std::invalid_argument("--whole-run: only with --backend sim");
     scenario::validate_scenario(scenario, origin);
     if (a.backend == "sim") require_simulatable(scenario, origin);
   } catch (const std::exception& e) {
@@ -265,6 +267,9 @@ int main_with_args(const std::vector<std::string>& args) {
   run_cmd->add_option("--profile", run.profile,
                       "Network profile laid over the scenario: built-in name (lightsail-2026) or textproto file");
   run_cmd->add_option("--pcap", run.pcap, "sim: write packet captures of the simulated hosts into this directory");
+  run_cmd->add_flag("--whole-run", run.whole_run,
+                    "sim: simulate the interleaved run as one simulation per Session scope, not split into "
+                    "worlds per variant (slower; to check the split on a scenario)");
   run_cmd->add_option("--tls-ca", run.tls_ca, "PEM file of the roots to trust for an https --server");
 
   live::ServerOptions serve;

@@ -135,8 +135,9 @@ struct World {
 // world of its own, where the other variants' steps are skipped. The Session variants keep their
 // connections, whose idle gaps (BBR's min-RTT expiry, keep-alive timeouts) are the other
 // variants' steps: they run together in one more world that waits those steps out, frame for
-// frame, once the fresh-connection worlds have run.
-std::vector<World> split_worlds(const twinbench::Scenario& s) {
+// frame, once the fresh-connection worlds have run. `whole_run`: only the split per frame cap,
+// which is exact.
+std::vector<World> split_worlds(const twinbench::Scenario& s, bool whole_run) {
   std::vector<twinbench::Scenario> parts;
   if (s.session_scope() == twinbench::PER_FRAME_CAP && s.frame_caps_size() > 1) {
     for (std::uint32_t cap : s.frame_caps()) {
@@ -159,7 +160,7 @@ std::vector<World> split_worlds(const twinbench::Scenario& s) {
   }
   std::vector<World> worlds;
   for (auto& part : parts) {
-    if (fresh.empty() || s.variants_size() < 2) {
+    if (whole_run || fresh.empty() || s.variants_size() < 2) {
       worlds.push_back(World{std::move(part), std::nullopt, {}});
       continue;
     }
@@ -201,10 +202,10 @@ twinbench::ResultSet run_unit(const Unit& unit) {
 
 // A scenario's units, each with the seed derived from the run's seed and its index, so that
 // results do not depend on how units are scheduled. `first`: the index of the first unit.
-std::vector<Unit> units_of(const twinbench::Scenario& scenario, const runner::RunOptions& options,
-                           const std::string& capture_dir, std::size_t first) {
+std::vector<Unit> units_of(const SimulationRequest& request, const std::string& capture_dir, std::size_t first) {
+  const auto& options = request.options;
   std::vector<Unit> units;
-  for (auto& world : split_worlds(scenario)) {
+  for (auto& world : split_worlds(request.scenario, request.whole_run)) {
     const std::size_t i = units.size();
     Unit unit{std::move(world.scenario), options, splitmix64(options.seed * 1000003u + i),
               capture_dir.empty() ? "" : capture_dir + "/unit-" + std::to_string(i), {}};
@@ -398,8 +399,8 @@ std::vector<twinbench::ResultSet> run_all(const std::vector<Unit>& units, unsign
 }  // namespace
 
 twinbench::ResultSet run_simulated(const twinbench::Scenario& scenario, const runner::RunOptions& options,
-                                   unsigned jobs, const std::string& capture_dir) {
-  return run_simulated_together({SimulationRequest{scenario, options, capture_dir}}, jobs).front();
+                                   unsigned jobs, const std::string& capture_dir, bool whole_run) {
+  return run_simulated_together({SimulationRequest{scenario, options, capture_dir, whole_run}}, jobs).front();
 }
 
 std::vector<twinbench::ResultSet> run_simulated_together(const std::vector<SimulationRequest>& requests,
@@ -423,7 +424,7 @@ std::vector<twinbench::ResultSet> run_simulated_together(const std::vector<Simul
   std::vector<Unit> units;
   std::vector<std::size_t> owner;  // the request each unit belongs to
   for (std::size_t r = 0; r < requests.size(); ++r) {
-    for (auto& unit : units_of(requests[r].scenario, requests[r].options, partials[r].string(), units.size())) {
+    for (auto& unit : units_of(requests[r], partials[r].string(), units.size())) {
       units.push_back(std::move(unit));
       owner.push_back(r);
     }

@@ -68,19 +68,22 @@ void require_simulatable(const twinbench::Scenario& scenario, const std::string&
 // unit has its own seed derived from `seed`, so the results do not depend on `jobs`, the number
 // of unit processes run at once.
 // `capture_dir`, if set, receives each unit's packet captures (unit-<i>-client.pcap and
-// unit-<i>-server.pcap; SimNetwork::capture).
+// unit-<i>-server.pcap; SimNetwork::capture). `whole_run`: no worlds, the interleaved run in one
+// simulation per Session scope (slower; to check the split on a scenario).
 twinbench::ResultSet run_simulated(const twinbench::Scenario& scenario, const runner::RunOptions& options,
-                                   unsigned jobs, const std::string& capture_dir = {});
+                                   unsigned jobs, const std::string& capture_dir = {}, bool whole_run = false);
 
 struct SimulationRequest {
   twinbench::Scenario scenario;
   runner::RunOptions options;
   std::string capture_dir;  // as run_simulated's; empty: no captures
+  bool whole_run = false;   // as run_simulated's
 };
 
 // Several scenarios at once: their units share one pool of `jobs` processes, the costliest (most
 // bytes to move) started first, so one long unit overlaps the others' short ones. Each result is
-// what run_simulated(request.scenario, request.options, jobs, request.capture_dir) gives.
+// what run_simulated(request.scenario, request.options, jobs, request.capture_dir, request.whole_run)
+// gives.
 std::vector<twinbench::ResultSet> run_simulated_together(const std::vector<SimulationRequest>& requests,
                                                          unsigned jobs);
 

@@ -73,6 +73,7 @@ std::vector<std::string> samples_of(const twinbench::ResultSet& r, const std::se
 }
 
 TEST(SimSplit, WorldsGiveWhatTheWholeInterleavedRunGives) {
+  const std::set<std::string> all = {"c3_coop", "c3_thr", "c3s_coop", "c3s_thr", "nat_coop", "nat_coop_again", "nat_thr"};
   const auto s = interleaved(kAllVariants);
   const auto whole = in_one_world(s);
   ASSERT_EQ(whole.samples_size(), 2 * 4 * 7);
@@ -80,13 +81,18 @@ TEST(SimSplit, WorldsGiveWhatTheWholeInterleavedRunGives) {
   for (const unsigned jobs : {1u, 2u}) {
     fs::remove_all(dir);
     const auto split = app::run_simulated(s, runner::RunOptions{}, jobs, dir.string());
-    const std::set<std::string> all = {"c3_coop", "c3_thr", "c3s_coop", "c3s_thr", "nat_coop", "nat_coop_again", "nat_thr"};
     EXPECT_EQ(samples_of(split, all), samples_of(whole, all)) << jobs << " jobs";
     // It was split: five fresh-connection worlds and one of the two Session variants.
     std::size_t worlds = 0;
     for (const auto& file : fs::directory_iterator(dir)) worlds += file.path().filename().string().ends_with("-client.pcap");
     EXPECT_EQ(worlds, 6u);
   }
+  // --whole-run: one simulation, the same samples.
+  fs::remove_all(dir);
+  const auto one = app::run_simulated(s, runner::RunOptions{}, 2, dir.string(), /*whole_run=*/true);
+  EXPECT_EQ(samples_of(one, all), samples_of(whole, all));
+  EXPECT_TRUE(fs::exists(dir / "unit-0-client.pcap"));
+  EXPECT_FALSE(fs::exists(dir / "unit-1-client.pcap"));
   fs::remove_all(dir);
   for (const auto& sample : whole.samples()) EXPECT_EQ(sample.result(), "success") << sample.variant();
 }
