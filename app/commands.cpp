@@ -40,7 +40,7 @@ struct RunArgs {
   bool tls = false;     // HTTPS even if the scenario has no tls section
   std::string profile;  // network profile laid over the scenario (reproduce's --profile)
   std::string pcap;     // sim: directory of packet captures
-  bool whole_run = false;  // sim: no worlds (docs/architecture.md)
+  bool whole_run = false;  // sim: no split into worlds per variant (docs/architecture.md)
   std::string tls_ca;   // PEM file of the roots to trust for an external --server
 };
 

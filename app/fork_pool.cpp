@@ -7,8 +7,8 @@
 #include <exception>
 #include <iostream>
 #include <map>
-#include <vector>
 #include <stdexcept>
+#include <vector>
 
 namespace tb::app {
 

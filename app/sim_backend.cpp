@@ -132,7 +132,8 @@ struct World {
 // A scenario's worlds. Nothing carries over between frame caps when Sessions are per cap: one
 // world per cap. Within one, a variant without a Session opens a fresh connection for every
 // request, so what a request takes does not depend on when it starts: each such variant gets a
-// world of its own, where the other variants' steps are skipped. The Session variants keep their
+// world of its own, which passes over the other variants' steps one frame each (ending in the
+// phase where their scripts would resume: runner::StepsElsewhere). The Session variants keep their
 // connections, whose idle gaps (BBR's min-RTT expiry, keep-alive timeouts) are the other
 // variants' steps: they run together in one more world that waits those steps out, frame for
 // frame, once the fresh-connection worlds have run. `whole_run`: only the split per frame cap,
@@ -307,9 +308,10 @@ class SampleChannel {
 };
 
 // Runs every unit and returns their results by index: in `jobs` worker processes when there are
-// several (each child leaves its ResultSet in a file), else here. A unit that waits out others' steps starts once they have finished, given their
-// steps' spans. The unit holding up the most work starts first (longest-processing-time order
-// along the chains): a long chain then overlaps the short units. `on_sample`, if given, gets
+// several (each child leaves its ResultSet in a file), else here. A unit that waits out others'
+// steps starts once they have finished, given their steps' spans. The unit holding up the most
+// work starts first (longest-processing-time order along the chains): a long chain then overlaps
+// the short units. `on_sample`, if given, gets
 // every sample as it is recorded, from whichever unit.
 std::vector<twinbench::ResultSet> run_all(const std::vector<Unit>& units, unsigned jobs,
                                           const SampleChannel::Receiver& on_sample) {
@@ -322,7 +324,6 @@ std::vector<twinbench::ResultSet> run_all(const std::vector<Unit>& units, unsign
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return weight[a] > weight[b]; });
   std::vector<twinbench::ResultSet> results(units.size());
   std::vector<bool> done(units.size(), false);
-  std::size_t finished = 0;
   const auto ready = [&](std::size_t k) {
     const auto& w = units[order[k]].waits_for;
     return std::all_of(w.begin(), w.end(), [&](std::size_t i) { return done[i]; });
@@ -341,18 +342,20 @@ std::vector<twinbench::ResultSet> run_all(const std::vector<Unit>& units, unsign
   const auto finish = [&](std::size_t i, twinbench::ResultSet r) {
     results[i] = std::move(r);
     done[i] = true;
-    ++finished;
   };
 
   if (jobs <= 1 || units.size() <= 1) {
-    for (std::size_t k = 0; k < order.size(); ++k) {
-      if (!done[order[k]] && ready(k)) {
-        const std::size_t i = order[k];
-        std::function<void(const twinbench::Sample&)> report;
-        if (on_sample) report = [&on_sample, i](const twinbench::Sample& s) { on_sample(i, s); };
-        finish(i, run_unit(prepared(i, report)));
-        k = static_cast<std::size_t>(-1);  // from the top: a unit may have become ready
+    // The first unit in order that is ready and not done, until there is none.
+    for (auto k = order.begin(); k != order.end();) {
+      const std::size_t i = *k;
+      if (done[i] || !ready(static_cast<std::size_t>(k - order.begin()))) {
+        ++k;
+        continue;
       }
+      std::function<void(const twinbench::Sample&)> report;
+      if (on_sample) report = [&on_sample, i](const twinbench::Sample& s) { on_sample(i, s); };
+      finish(i, run_unit(prepared(i, report)));
+      k = order.begin();  // a unit may have become ready
     }
   } else {
     // Test credentials are made once per process and cached (RSA key generation was ~90 % of a
@@ -392,7 +395,9 @@ std::vector<twinbench::ResultSet> run_all(const std::vector<Unit>& units, unsign
     if (failed) throw std::runtime_error("simulation unit " + std::to_string(order[*failed]) + " failed");
     if (!failure.empty()) throw std::runtime_error(failure);
   }
-  if (finished != units.size()) throw std::logic_error("simulation units wait for each other");
+  if (!std::all_of(done.begin(), done.end(), [](bool d) { return d; })) {
+    throw std::logic_error("simulation units wait for each other");
+  }
   return results;
 }
 
