@@ -147,6 +147,15 @@ void check_network(const Checker& check, const Node& node, const twinbench::Netw
   check_ms(check, link.field("jitter_ms"), l.jitter_ms());
   check.require(l.mtu_bytes() == 0 || (l.mtu_bytes() >= 576 && l.mtu_bytes() <= 65535), link.field("mtu_bytes"),
                 "0 (default 1500) or 576 to 65535 bytes", fmt::format("{}", l.mtu_bytes()));
+  const double policer = l.downlink_policer_mbps();
+  const std::uint64_t mtu = l.mtu_bytes() > 0 ? l.mtu_bytes() : 1500;
+  check.require(std::isfinite(policer) && policer >= 0, link.field("downlink_policer_mbps"),
+                "a rate in Mbit/s >= 0 (0: no policer)", fmt::format("{}", policer));
+  check.require(policer > 0 ? l.downlink_policer_burst_bytes() >= mtu : l.downlink_policer_burst_bytes() == 0,
+                link.field("downlink_policer_burst_bytes"),
+                policer > 0 ? fmt::format("a bucket of at least one packet ({} bytes, the MTU)", mtu)
+                            : std::string("0 without downlink_policer_mbps"),
+                fmt::format("{}", l.downlink_policer_burst_bytes()));
   check_tcp(check, node.child("client_tcp"), network.client_tcp());
   check_tcp(check, node.child("server_tcp"), network.server_tcp());
   check_ms(check, node.field("server_think_ms"), network.server_think_ms());

@@ -81,8 +81,45 @@ class PathChannel : public ns3::PointToPointChannel {
   std::array<Direction, 2> directions_;
 };
 
+// A token-bucket policer on a device's receive side: a packet that finds fewer tokens than its
+// size is dropped. Tokens accrue at `rate` up to `burst` bytes; the bucket starts full. Random
+// loss, when the link has it, applies to the packets the policer lets through.
+class PolicerErrorModel : public ns3::ErrorModel {
+ public:
+  PolicerErrorModel(double mbps, std::uint64_t burst_bytes, Ptr<ns3::ErrorModel> then)
+      : bytes_per_ns_(mbps * 1e6 / 8 / 1e9), burst_(static_cast<double>(burst_bytes)), tokens_(burst_),
+        then_(std::move(then)) {}
+
+ private:
+  bool DoCorrupt(Ptr<ns3::Packet> p) override {
+    const ns3::Time now = ns3::Simulator::Now();
+    tokens_ = std::min(burst_, tokens_ + static_cast<double>((now - last_).GetNanoSeconds()) * bytes_per_ns_);
+    last_ = now;
+    const double size = p->GetSize();
+    if (size > tokens_) return true;
+    tokens_ -= size;
+    return then_ && then_->IsCorrupt(p);
+  }
+  void DoReset() override {
+    tokens_ = burst_;
+    last_ = ns3::Simulator::Now();
+  }
+
+  double bytes_per_ns_;
+  double burst_;
+  double tokens_;
+  ns3::Time last_;
+  Ptr<ns3::ErrorModel> then_;
+};
+
+struct Policer {
+  double mbps = 0;  // 0: none
+  std::uint64_t burst_bytes = 0;
+};
+
 Ptr<ns3::PointToPointNetDevice> add_device(Ptr<ns3::Node> node, double mbps, const QueueLimit& queue,
-                                           std::uint32_t mtu, double loss_rate, std::int64_t loss_stream) {
+                                           std::uint32_t mtu, double loss_rate, std::int64_t loss_stream,
+                                           const Policer& policer = {}) {
   auto device = ns3::CreateObject<ns3::PointToPointNetDevice>();
   device->SetAddress(ns3::Mac48Address::Allocate());
   device->SetDataRate(ns3::DataRate(static_cast<std::uint64_t>(std::llround(mbps * 1e6))));
@@ -91,13 +128,17 @@ Ptr<ns3::PointToPointNetDevice> add_device(Ptr<ns3::Node> node, double mbps, con
   tx_queue->SetMaxSize(queue.packets > 0 ? ns3::QueueSize(ns3::QueueSizeUnit::PACKETS, queue.packets)
                                          : ns3::QueueSize(ns3::QueueSizeUnit::BYTES, static_cast<uint32_t>(queue.bytes)));
   device->SetQueue(tx_queue);
+  Ptr<ns3::ErrorModel> receive_errors;
   if (loss_rate > 0) {
     auto loss = ns3::CreateObject<ns3::RateErrorModel>();
     loss->SetUnit(ns3::RateErrorModel::ERROR_UNIT_PACKET);
     loss->SetRate(loss_rate);
     loss->AssignStreams(loss_stream);
-    device->SetReceiveErrorModel(loss);
+    receive_errors = loss;
   }
+  if (policer.mbps > 0)
+    receive_errors = ns3::CreateObject<PolicerErrorModel>(policer.mbps, policer.burst_bytes, receive_errors);
+  if (receive_errors) device->SetReceiveErrorModel(receive_errors);
   node->AddDevice(device);
   return device;
 }
@@ -262,7 +303,8 @@ SimNetwork::SimNetwork(const twinbench::Network& config, std::uint64_t seed, tb:
   // Each device's transmit queue is the bottleneck queue of its direction; its receive error
   // model drops the other direction's packets.
   auto client_device = add_device(client_, link_.uplink_mbps, link_.uplink_queue, link_.mtu_bytes, link_.loss_rate,
-                                  kLossStream + 0);
+                                  kLossStream + 0,
+                                  {link_.downlink_policer_mbps, link_.downlink_policer_burst_bytes});
   auto server_device = add_device(server_, link_.downlink_mbps, link_.downlink_queue, link_.mtu_bytes,
                                   link_.loss_rate, kLossStream + 1);
   auto channel = ns3::CreateObject<PathChannel>();

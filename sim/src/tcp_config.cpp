@@ -53,10 +53,15 @@ ResolvedLink resolve(const twinbench::Link& link) {
   r.loss_rate = link.loss_rate();
   r.jitter_ms = link.jitter_ms();
   if (link.mtu_bytes() > 0) r.mtu_bytes = link.mtu_bytes();
+  r.downlink_policer_mbps = link.downlink_policer_mbps();
+  r.downlink_policer_burst_bytes = link.downlink_policer_burst_bytes();
   require(r.client_to_server_delay_ms >= 0 && r.server_to_client_delay_ms >= 0, "link: negative delay");
   require(r.downlink_mbps > 0 && r.uplink_mbps > 0, "link: bottleneck rates must be > 0");
   require(r.loss_rate >= 0 && r.loss_rate < 1, "link.loss_rate: must be in [0, 1)");
   require(r.jitter_ms >= 0, "link.jitter_ms: negative");
+  require(r.downlink_policer_mbps >= 0, "link.downlink_policer_mbps: negative");
+  require(r.downlink_policer_mbps == 0 || r.downlink_policer_burst_bytes >= r.mtu_bytes,
+          "link.downlink_policer_burst_bytes: must hold at least one packet of the MTU");
   require(r.mtu_bytes >= 576 && r.mtu_bytes <= 65535, "link.mtu_bytes: must be in [576, 65535]");
   const double rtt_ms = r.client_to_server_delay_ms + r.server_to_client_delay_ms;
   r.downlink_queue = queue_limit(link, r.downlink_mbps, rtt_ms, r.mtu_bytes);

@@ -301,6 +301,34 @@ TEST(SimThroughput, ThirtyTwoMibRunsAtTheBottleneckRate) {
   EXPECT_LT(ms, wire_ms + 10 * kRttMs) << ms;
 }
 
+// ---- a policed downlink: a token bucket that drops ----
+
+twinbench::Network policed(double policer_mbps, std::uint64_t burst_bytes) {
+  auto n = with_server_nodelay(path());
+  n.mutable_link()->set_downlink_policer_mbps(policer_mbps);
+  n.mutable_link()->set_downlink_policer_burst_bytes(burst_bytes);
+  return n;
+}
+
+TEST(SimPolicer, ABodyWithinTheBucketPassesAsOnTheLineAlone) {
+  // 10 KiB fits in IW10 and in a 64 KiB bucket: nothing is dropped, nothing waits.
+  EXPECT_EQ(download_ms(policed(10, 64 << 10), 1, 10 << 10), download_ms(with_server_nodelay(path()), 1, 10 << 10));
+}
+
+TEST(SimPolicer, ABulkTransferGetsNoMoreThanTheBucketPlusTheRate) {
+  // Whatever TCP does, the body's payload that passes a 20 Mbit/s policer with a 64 KiB bucket is
+  // at most 64 KiB plus 20 Mbit/s x the time; on the 100 Mbit/s line alone it takes ~0.7 s.
+  const std::uint64_t body = 4u << 20;
+  const double floor_ms = static_cast<double>(body - (64 << 10)) * 8 / 20e6 * 1e3;
+  for (const auto cc : {twinbench::CUBIC, twinbench::BBR}) {
+    auto n = policed(20, 64 << 10);
+    n.mutable_server_tcp()->set_congestion_control(cc);
+    const double ms = download_ms(n, 1, body);
+    EXPECT_GT(ms, floor_ms) << twinbench::CongestionControl_Name(cc);
+    EXPECT_LT(ms, 4 * floor_ms) << twinbench::CongestionControl_Name(cc);
+  }
+}
+
 // ---- connection teardown ----
 
 TEST(SimTimeWait, TheSideThatClosesFirstHoldsTimeWaitForSixtySeconds) {
@@ -510,6 +538,14 @@ TEST(SimConfig, ScenarioValidationNamesTheNetworkField) {
             "s.textproto:7: network.link.downlink_mbps: expected a rate in Mbit/s > 0, got 0");
   EXPECT_EQ(scenario_error(link + "downlink_mbps: 100 uplink_mbps: 10 }\nserver_tcp { congestion_control: 9 }"),
             "s.textproto:8: network.server_tcp.congestion_control: expected CUBIC, BBR or NEW_RENO, got 9");
+  EXPECT_EQ(scenario_error(link + "downlink_mbps: 100 uplink_mbps: 10 downlink_policer_mbps: -5 }"),
+            "s.textproto:7: network.link.downlink_policer_mbps: expected a rate in Mbit/s >= 0 (0: no policer), got -5");
+  EXPECT_EQ(scenario_error(link + "downlink_mbps: 100 uplink_mbps: 10 downlink_policer_mbps: 50 }"),
+            "s.textproto:7: network.link.downlink_policer_burst_bytes: expected a bucket of at least one packet "
+            "(1500 bytes, the MTU), got 0");
+  EXPECT_EQ(scenario_error(link + "downlink_mbps: 100 uplink_mbps: 10 downlink_policer_burst_bytes: 9000 }"),
+            "s.textproto:7: network.link.downlink_policer_burst_bytes: expected 0 without downlink_policer_mbps, "
+            "got 9000");
 }
 
 }  // namespace

@@ -43,6 +43,8 @@ struct ResolvedLink {
   double loss_rate = 0;
   double jitter_ms = 0;
   std::uint32_t mtu_bytes = 1500;
+  double downlink_policer_mbps = 0;  // 0: no policer
+  std::uint64_t downlink_policer_burst_bytes = 0;
 };
 
 ResolvedTcp resolve(const twinbench::Tcp& tcp);
