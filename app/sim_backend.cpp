@@ -51,12 +51,17 @@ std::string simulated_base_url(const twinbench::Scenario& s, const sim::SimNetwo
 }
 
 // The simulated server's certificate names the scenario's host and the server's address.
-std::optional<TlsSetup> simulated_tls(const twinbench::Scenario& s) {
-  if (!uses_tls(s)) return std::nullopt;
+// What the simulated server's certificate names: the target's host and the server's address.
+std::vector<std::string> simulated_server_names(const twinbench::Scenario& s) {
   std::vector<std::string> names;
   if (const auto url = parse_url(s.target().base_url())) names.push_back(url->host);
   names.push_back(sim::SimNetwork::kServerAddress);
-  return make_tls_setup(s, names);
+  return names;
+}
+
+std::optional<TlsSetup> simulated_tls(const twinbench::Scenario& s) {
+  if (!uses_tls(s)) return std::nullopt;
+  return make_tls_setup(s, simulated_server_names(s));
 }
 
 sim::SimTls sim_tls(const std::optional<TlsSetup>& tls) {
@@ -360,7 +365,9 @@ std::vector<twinbench::ResultSet> run_all(const std::vector<Unit>& units, unsign
   } else {
     // Test credentials are made once per process and cached (RSA key generation was ~90 % of a
     // small unit's time): made here, the children inherit them.
-    for (const auto& unit : units) simulated_tls(unit.scenario);
+    for (const auto& unit : units)
+      if (uses_tls(unit.scenario))
+        server::make_credentials(cert_profile(unit.scenario, simulated_server_names(unit.scenario)));
     namespace fs = std::filesystem;
     const fs::path dir = fs::temp_directory_path() / ("twinbench-units-" + std::to_string(::getpid()));
     fs::create_directories(dir);

@@ -78,6 +78,14 @@ const std::vector<AxisDef>& axis_defs() {
        [](Scenario& s, const AxisValue& v) { link(s).set_loss_rate(v.number); }},
       {"jitter", "jitter_ms", kTime, true, false, [](double v) { return v >= 0; }, "a jitter >= 0",
        [](Scenario& s, const AxisValue& v) { link(s).set_jitter_ms(v.number); }},
+      {"policer", "policer_mbps", kRate, true, false, [](double v) { return v >= 0; },
+       "a downlink policer rate >= 0 (0: no policer)",
+       [](Scenario& s, const AxisValue& v) { link(s).set_downlink_policer_mbps(v.number); }},
+      {"bucket", "bucket_bytes", kBytes, false, true, [](double v) { return v >= 0 && v < 0x1p53; },
+       "a policer bucket size >= 0",
+       [](Scenario& s, const AxisValue& v) {
+         link(s).set_downlink_policer_burst_bytes(static_cast<std::uint64_t>(v.number));
+       }},
       {"fps", "fps", kPlain, false, true, [](double v) { return v >= 0 && v <= 1000; },
        "a frame cap from 0 (uncapped) to 1000",
        [](Scenario& s, const AxisValue& v) {

@@ -40,13 +40,18 @@ TlsClientConfig client_tls_config(const twinbench::Scenario& scenario, std::stri
   return config;
 }
 
-TlsSetup make_tls_setup(const twinbench::Scenario& scenario, std::vector<std::string> server_names) {
+server::CertProfile cert_profile(const twinbench::Scenario& scenario, std::vector<std::string> server_names) {
   const twinbench::Tls t = with_defaults(scenario);
   server::CertProfile profile;
   profile.key_type = key_type(t.key_type());
   profile.intermediates = t.intermediates();
   profile.names = std::move(server_names);
-  const server::Credentials credentials = server::make_credentials(profile);
+  return profile;
+}
+
+TlsSetup make_tls_setup(const twinbench::Scenario& scenario, std::vector<std::string> server_names) {
+  const twinbench::Tls t = with_defaults(scenario);
+  const server::Credentials credentials = server::make_credentials(cert_profile(scenario, std::move(server_names)));
 
   const auto server_version = [](twinbench::TlsVersion v) {
     return v == twinbench::TLS1_2 ? server::TlsVersion::k1_2 : server::TlsVersion::k1_3;

@@ -25,7 +25,10 @@ server::KeyType key_type(twinbench::KeyType k);
 // The clients' side alone (for a server the run does not start), trusting `ca_pem` (empty: the
 // system's roots).
 TlsClientConfig client_tls_config(const twinbench::Scenario& scenario, std::string ca_pem);
-// `server_names`: what the server certificate names (host names or IP literals).
+// The test credentials' profile: the scenario's key type and chain; `server_names`: what the
+// server certificate names (host names or IP literals).
+server::CertProfile cert_profile(const twinbench::Scenario& scenario, std::vector<std::string> server_names);
+// The server and client sides, with the credentials of cert_profile (made once per process).
 TlsSetup make_tls_setup(const twinbench::Scenario& scenario, std::vector<std::string> server_names);
 
 }  // namespace tb::app

@@ -69,6 +69,19 @@ TEST(SweepAxis, PointsVaryTheLastAxisFastestAndApply) {
   EXPECT_EQ(p.variants(0).name(), "nat_coop");
 }
 
+TEST(SweepAxis, PolicerAndBucketSetTheDownlinkPolicer) {
+  auto s = two_variants();
+  const std::vector<app::Axis> axes = {app::parse_axis("policer=0mbit,20mbit", s), app::parse_axis("bucket=64KiB", s)};
+  const auto points = app::enumerate_points(axes);
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_EQ(points[1].key, "policer_mbps=20,bucket_bytes=65536");
+  const auto off = app::apply_point(s, axes, points[0]);
+  const auto on = app::apply_point(s, axes, points[1]);
+  EXPECT_EQ(off.network().link().downlink_policer_mbps(), 0);
+  EXPECT_EQ(on.network().link().downlink_policer_mbps(), 20);
+  EXPECT_EQ(on.network().link().downlink_policer_burst_bytes(), 65536u);
+}
+
 class Sweep : public ::testing::Test {
  protected:
   void SetUp() override {
