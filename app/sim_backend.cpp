@@ -50,7 +50,6 @@ std::string simulated_base_url(const twinbench::Scenario& s, const sim::SimNetwo
   return (uses_tls(s) ? "https://" : "http://") + host + ":" + std::to_string(network.server_port());
 }
 
-// The simulated server's certificate names the scenario's host and the server's address.
 // What the simulated server's certificate names: the target's host and the server's address.
 std::vector<std::string> simulated_server_names(const twinbench::Scenario& s) {
   std::vector<std::string> names;
