@@ -317,7 +317,7 @@ TEST(SimPolicer, ABodyWithinTheBucketPassesAsOnTheLineAlone) {
 
 TEST(SimPolicer, ABulkTransferGetsNoMoreThanTheBucketPlusTheRate) {
   // Whatever TCP does, the body's payload that passes a 20 Mbit/s policer with a 64 KiB bucket is
-  // at most 64 KiB plus 20 Mbit/s x the time; on the 100 Mbit/s line alone it takes ~0.7 s.
+  // at most 64 KiB plus 20 Mbit/s x the time (1.65 s for 4 MiB), five times the line's rate.
   const std::uint64_t body = 4u << 20;
   const double floor_ms = static_cast<double>(body - (64 << 10)) * 8 / 20e6 * 1e3;
   for (const auto cc : {twinbench::CUBIC, twinbench::BBR}) {
