@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -229,9 +230,15 @@ twinbench::ResultSet merge_units(const twinbench::Scenario& scenario, const runn
   merged.mutable_run()->CopyFrom(parts.front().run());
   merged.mutable_run()->set_seed(options.seed);
   merged.mutable_run()->set_server_nodelay(scenario.network().server_tcp().nodelay());
+  std::map<runner::StepKey, std::size_t> position;
+  for (const auto& step : runner::protocol_steps(scenario)) position.emplace(step, position.size());
   std::vector<std::pair<std::size_t, const twinbench::Sample*>> samples;
   for (const auto& part : parts) {
-    for (const auto& sample : part.samples()) samples.emplace_back(runner::protocol_position(scenario, sample), &sample);
+    for (const auto& sample : part.samples()) {
+      const auto it = position.find(runner::step_of(sample));
+      if (it == position.end()) throw std::logic_error("a unit's sample is not a step of its scenario");
+      samples.emplace_back(it->second, &sample);
+    }
   }
   std::stable_sort(samples.begin(), samples.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const auto& [position, sample] : samples) *merged.add_samples() = *sample;
@@ -370,6 +377,14 @@ std::vector<twinbench::ResultSet> run_all(const std::vector<Unit>& units, unsign
     namespace fs = std::filesystem;
     const fs::path dir = fs::temp_directory_path() / ("twinbench-units-" + std::to_string(::getpid()));
     fs::create_directories(dir);
+    // Removed however this ends (run_forked throws if fork or waitpid fails).
+    struct RemoveOnExit {
+      fs::path dir;
+      ~RemoveOnExit() {
+        std::error_code ignored;
+        fs::remove_all(dir, ignored);
+      }
+    } remove_dir{dir};
     auto file_of = [&](std::size_t i) { return dir / ("unit-" + std::to_string(i) + ".pb"); };
     std::string failure;
     SampleChannel channel;
@@ -397,7 +412,6 @@ std::vector<twinbench::ResultSet> run_all(const std::vector<Unit>& units, unsign
         [&](std::size_t k) { return failure.empty() && ready(k); },
         on_sample ? std::function<void()>([&] { channel.receive(20, on_sample); }) : std::function<void()>());
     if (on_sample) channel.receive(0, on_sample);  // what the last children sent
-    fs::remove_all(dir);
     if (failed) throw std::runtime_error("simulation unit " + std::to_string(order[*failed]) + " failed");
     if (!failure.empty()) throw std::runtime_error(failure);
   }
@@ -443,13 +457,13 @@ std::vector<twinbench::ResultSet> run_simulated_together(const std::vector<Simul
   }
   // Progress: each request's samples counted against its whole protocol, whichever unit sent them.
   std::vector<std::size_t> reported(requests.size(), 0);
+  std::vector<std::size_t> total(requests.size(), 0);
   SampleChannel::Receiver on_sample;
   if (std::any_of(requests.begin(), requests.end(), [](const auto& r) { return r.options.on_sample != nullptr; })) {
+    for (std::size_t r = 0; r < requests.size(); ++r) total[r] = runner::protocol_steps(requests[r].scenario).size();
     on_sample = [&](std::size_t unit, const twinbench::Sample& sample) {
-      const auto& request = requests[owner[unit]];
-      if (request.options.on_sample) {
-        request.options.on_sample(sample, ++reported[owner[unit]], runner::protocol_length(request.scenario));
-      }
+      const std::size_t r = owner[unit];
+      if (requests[r].options.on_sample) requests[r].options.on_sample(sample, ++reported[r], total[r]);
     };
   }
   std::vector<twinbench::ResultSet> by_unit;

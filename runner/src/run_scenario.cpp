@@ -1,6 +1,5 @@
 #include "twinbench/runner/run_scenario.hpp"
 
-#include <algorithm>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -232,23 +231,12 @@ StepSpan span_of(const twinbench::Sample& sample) {
   return StepSpan{sample.frames(), sample.result() == to_string(RequestResult::kCancelled) && sample.error() == kTimedOut};
 }
 
-std::size_t protocol_position(const twinbench::Scenario& s, const twinbench::Sample& sample) {
-  const auto index_of = [](const auto& list, const auto& value) {
-    const auto it = std::find(list.begin(), list.end(), value);
-    if (it == list.end()) throw std::invalid_argument("a sample's step is not in the scenario");
-    return static_cast<std::size_t>(it - list.begin());
-  };
-  std::vector<std::string> variants;
-  for (const auto& v : s.variants()) variants.push_back(v.name());
-  // plan()'s nesting: frame caps, body sizes, rounds, variants.
-  const std::size_t rounds = s.warmups() + s.runs();
-  return ((index_of(s.frame_caps(), sample.fps()) * s.body_bytes_size() + index_of(s.body_bytes(), sample.body_bytes())) *
-              rounds + sample.round()) * variants.size() + index_of(variants, sample.variant());
-}
-
-std::size_t protocol_length(const twinbench::Scenario& s) {
-  return static_cast<std::size_t>(s.frame_caps_size()) * s.body_bytes_size() * (s.warmups() + s.runs()) *
-         s.variants_size();
+std::vector<StepKey> protocol_steps(const twinbench::Scenario& s) {
+  std::vector<StepKey> keys;
+  for (const auto& step : plan(s)) {
+    keys.push_back(StepKey{s.variants(static_cast<int>(step.variant)).name(), step.fps, step.body_bytes, step.round});
+  }
+  return keys;
 }
 
 twinbench::ResultSet run_scenario(const twinbench::Scenario& scenario, Backend& backend,

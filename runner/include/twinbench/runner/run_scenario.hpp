@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "results.pb.h"
 #include "twinbench/clientcore/body_sink.hpp"
@@ -77,10 +78,8 @@ struct RunOptions {
 // The step a sample records, and how long it took, in the terms StepsElsewhere::spans uses.
 StepKey step_of(const twinbench::Sample& sample);
 StepSpan span_of(const twinbench::Sample& sample);
-// Where a sample's step comes in the scenario's protocol order (0 first), and how many steps the
-// protocol has.
-std::size_t protocol_position(const twinbench::Scenario& scenario, const twinbench::Sample& sample);
-std::size_t protocol_length(const twinbench::Scenario& scenario);
+// The scenario's steps in protocol order: the order one whole run takes them in.
+std::vector<StepKey> protocol_steps(const twinbench::Scenario& scenario);
 
 // The scenario must be validated (tb::scenario::load_scenario does). Throws std::runtime_error
 // when the backend stops making progress.
