@@ -1,6 +1,7 @@
 #include "twinbench/sim/linux_tcp_socket.hpp"
 
 #include "twinbench/sim/delivery_rate.hpp"
+#include "twinbench/sim/linux_bbr.hpp"
 
 #include <ns3/abort.h>
 #include <ns3/boolean.h>
@@ -500,7 +501,7 @@ namespace {
 
 ns3::TypeId congestion_type(CongestionControl cc) {
   switch (cc) {
-    case CongestionControl::kBbr: return ns3::TcpBbr::GetTypeId();
+    case CongestionControl::kBbr: return LinuxBbr::GetTypeId();
     case CongestionControl::kNewReno: return ns3::TcpNewReno::GetTypeId();
     case CongestionControl::kCubic: break;
   }

@@ -7,6 +7,7 @@
 #include <ns3/ipv4-address.h>
 
 #include <chrono>
+#include <cmath>
 #include <functional>
 #include <optional>
 #include <span>
@@ -204,6 +205,28 @@ TEST(SimBbrKeepAlive, AnIdleKeepAliveConnectionDoesNotProbeRtt) {
   b.idle(1s);
   const double later_ms = b.get(download(400 * 1024));
   EXPECT_LT(later_ms, warm_ms + kRttMs) << warm_ms << " then " << later_ms;
+}
+
+TEST(SimBbrPacing, AWarmResponsePacesOnePercentBelowTheBottleneck) {
+  // Linux's BBR paces 1 % below its bandwidth estimate (bbr_pacing_margin_percent). A warm
+  // connection's 400 KiB response fits in its window and, after an idle, goes out at gain 1: its
+  // 283 packets take 34.0 ms on the 100 Mbit/s line, paced 1 % slower 34.4 ms, plus one RTT and
+  // the server's time. At the estimate itself (ns-3's TcpBbr), the line alone sets the time.
+  auto n = with_server_nodelay(path());
+  n.mutable_server_tcp()->set_congestion_control(twinbench::BBR);
+  n.mutable_server_tcp()->set_pacing(true);
+  n.mutable_server_tcp()->set_slow_start_after_idle(false);
+  Bench b(n);
+  b.connect();
+  b.get(download(4u << 20));  // the estimate settles at the bottleneck rate
+  b.idle(1s);
+  const std::uint64_t body = 400 * 1024;
+  const double packets = std::ceil(static_cast<double>(body) / 1448);
+  const double line_ms = packets * 1502 * 8 / 100e6 * 1e3;
+  const double ms = b.get(download(body));
+  const double pacing_ms = ms - kRttMs;  // the server's time and the head are a fraction of a packet
+  EXPECT_GT(pacing_ms, line_ms * 1.005) << ms;
+  EXPECT_LT(pacing_ms, line_ms * 1.02) << ms;
 }
 
 // ---- Nagle + delayed ACK (seed 004) under Linux's quick-ACK and pingpong rules ----
