@@ -14,42 +14,46 @@ namespace tb::app {
 
 std::optional<std::size_t> run_forked(std::size_t count, unsigned jobs, const std::function<int(std::size_t)>& task,
                                       const std::function<void(std::size_t, bool)>& on_done,
-                                      const std::function<bool(std::size_t)>& ready,
+                                      const std::function<std::vector<std::size_t>(std::size_t)>& group,
                                       const std::function<void()>& while_waiting) {
   std::map<pid_t, std::size_t> running;
   std::optional<std::size_t> failed;
   std::vector<bool> launched(count, false);
-  std::size_t left = count;
-  // The first task in index order not launched yet and ready, or count.
-  const auto next_ready = [&] {
-    for (std::size_t i = 0; i < count; ++i) {
-      if (!launched[i] && (!ready || ready(i))) return i;
-    }
-    return count;
-  };
-  while (left > 0 || !running.empty()) {
-    for (std::size_t next; !failed && running.size() < jobs && (next = next_ready()) < count;) {
-      // A child must not inherit (and later flush a second time) what the parent has buffered.
-      std::cout.flush();
-      std::cerr.flush();
-      std::fflush(nullptr);
-      const pid_t pid = ::fork();
-      if (pid < 0) throw std::runtime_error("fork failed");
-      if (pid == 0) {
-        int code = 1;
-        try {
-          code = task(next);
-        } catch (const std::exception& e) {
-          std::cerr << "error: " << e.what() << "\n";
-        }
-        std::cerr.flush();
-        std::_Exit(code);
+  const auto launch = [&](std::size_t i) {
+    // A child must not inherit (and later flush a second time) what the parent has buffered.
+    std::cout.flush();
+    std::cerr.flush();
+    std::fflush(nullptr);
+    const pid_t pid = ::fork();
+    if (pid < 0) throw std::runtime_error("fork failed");
+    if (pid == 0) {
+      int code = 1;
+      try {
+        code = task(i);
+      } catch (const std::exception& e) {
+        std::cerr << "error: " << e.what() << "\n";
       }
-      running[pid] = next;
-      launched[next] = true;
-      --left;
+      std::cerr.flush();
+      std::_Exit(code);
     }
-    if (running.empty()) break;  // all done, or a failure, or none left can become ready
+    running[pid] = i;
+    launched[i] = true;
+  };
+  std::size_t next = 0;  // the first task not launched yet, or count
+  const auto advance = [&] {
+    while (next < count && launched[next]) ++next;
+  };
+  while (true) {
+    for (advance(); !failed && running.size() < jobs && next < count; advance()) {
+      const std::size_t i = next;
+      launch(i);
+      if (group) {
+        for (const std::size_t j : group(i)) {
+          if (j < count && !launched[j]) launch(j);
+        }
+      }
+    }
+    if (running.empty()) break;  // all done, or a failure stopped the launches
     int status = 0;
     pid_t pid;
     while ((pid = ::waitpid(-1, &status, while_waiting ? WNOHANG : 0)) == 0) while_waiting();

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <set>
 #include <stdexcept>
 
@@ -141,7 +142,7 @@ struct World {
 // phase where their scripts would resume: runner::StepsElsewhere). The Session variants keep their
 // connections, whose idle gaps (BBR's min-RTT expiry, keep-alive timeouts) are the other
 // variants' steps: they run together in one more world that waits those steps out, frame for
-// frame, once the fresh-connection worlds have run. `whole_run`: only the split per frame cap,
+// frame, as the fresh-connection worlds record them (run_all). `whole_run`: only the split per frame cap,
 // which is exact.
 std::vector<World> split_worlds(const twinbench::Scenario& s, bool whole_run) {
   std::vector<twinbench::Scenario> parts;
@@ -172,7 +173,7 @@ std::vector<World> split_worlds(const twinbench::Scenario& s, bool whole_run) {
     }
     std::vector<std::size_t> fresh_worlds;
     for (const auto& name : fresh) {
-      runner::StepsElsewhere others{kept, std::nullopt};
+      runner::StepsElsewhere others{kept, {}};
       for (const auto& other : fresh) {
         if (other != name) others.variants.insert(other);
       }
@@ -180,7 +181,8 @@ std::vector<World> split_worlds(const twinbench::Scenario& s, bool whole_run) {
       worlds.push_back(World{part, std::move(others), {}});
     }
     if (!kept.empty()) {
-      runner::StepsElsewhere others{{fresh.begin(), fresh.end()}, std::map<runner::StepKey, runner::StepSpan>{}};
+      // Its steps' spans come from the fresh worlds when it runs (run_all).
+      runner::StepsElsewhere others{{fresh.begin(), fresh.end()}, {}};
       worlds.push_back(World{std::move(part), std::move(others), std::move(fresh_worlds)});
     }
   }
@@ -264,9 +266,23 @@ double held_up(const std::vector<Unit>& units, std::size_t i) {
   return simulated_bytes(units[i]) + waiting;
 }
 
-// Samples sent from unit processes to the parent as they are recorded, for live progress: a frame
-// of the unit's index, the length and the serialized Sample, each in one write() of at most
-// PIPE_BUF bytes, so frames from several children never interleave.
+// The fields of a sample that name its step and how long it took (runner::step_of, span_of).
+twinbench::Sample step_record(const twinbench::Sample& sample) {
+  twinbench::Sample r;
+  r.set_variant(sample.variant());
+  r.set_fps(sample.fps());
+  r.set_body_bytes(sample.body_bytes());
+  r.set_round(sample.round());
+  r.set_frames(sample.frames());
+  r.set_result(sample.result());
+  r.set_error(sample.error());
+  return r;
+}
+
+// Samples sent from unit processes to the parent as they are recorded, for live progress and for
+// the units that wait out their steps (SpanFeed): a frame of the unit's index, the length and the
+// serialized Sample, each in one write() of at most PIPE_BUF bytes, so frames from several
+// children never interleave.
 class SampleChannel {
  public:
   using Receiver = std::function<void(std::size_t unit, const twinbench::Sample&)>;
@@ -283,14 +299,10 @@ class SampleChannel {
 
   // In a child.
   void send(std::uint32_t unit, twinbench::Sample sample) const {
-    if (sample.error().size() > 512) sample.set_error(sample.error().substr(0, 512));  // progress only
-    const std::string bytes = sample.SerializeAsString();
-    const auto length = static_cast<std::uint32_t>(bytes.size());
-    std::string frame(8, '\0');
-    std::memcpy(frame.data(), &unit, 4);
-    std::memcpy(frame.data() + 4, &length, 4);
-    frame += bytes;
-    if (frame.size() > PIPE_BUF) return;
+    if (sample.error().size() > 512) sample.set_error(sample.error().substr(0, 512));  // the head says enough
+    std::string frame = frame_of(unit, sample);
+    if (frame.size() > PIPE_BUF) frame = frame_of(unit, step_record(sample));  // long names: the step alone
+    if (frame.size() > PIPE_BUF) throw std::length_error("a sample's variant name is too long to report");
     while (::write(fds_[1], frame.data(), frame.size()) < 0 && errno == EINTR) {
     }
   }
@@ -314,16 +326,112 @@ class SampleChannel {
   }
 
  private:
+  static std::string frame_of(std::uint32_t unit, const twinbench::Sample& sample) {
+    const std::string bytes = sample.SerializeAsString();
+    const auto length = static_cast<std::uint32_t>(bytes.size());
+    std::string frame(8, '\0');
+    std::memcpy(frame.data(), &unit, 4);
+    std::memcpy(frame.data() + 4, &length, 4);
+    return frame + bytes;
+  }
+
   int fds_[2] = {-1, -1};
   std::string pending_;
 };
 
+// The spans of the steps a unit waits out, fed to its child while the units running those steps
+// record them, so that it runs alongside them instead of after them. The parent writes each of
+// their samples (its step record) into a pipe, keeping what the pipe does not take for later;
+// the child reads, when its script reaches a step, until it has that step's span.
+class SpanFeed {
+ public:
+  SpanFeed() {
+    if (::pipe(fds_) != 0) throw std::runtime_error("pipe failed");
+    ::fcntl(fds_[1], F_SETFL, O_NONBLOCK);
+  }
+  ~SpanFeed() {
+    close_end(0);
+    close_end(1);
+  }
+  SpanFeed(const SpanFeed&) = delete;
+  SpanFeed& operator=(const SpanFeed&) = delete;
+
+  // In the parent.
+  void add(const twinbench::Sample& sample) {
+    const std::string bytes = step_record(sample).SerializeAsString();
+    const auto length = static_cast<std::uint32_t>(bytes.size());
+    pending_.append(reinterpret_cast<const char*>(&length), 4);
+    pending_ += bytes;
+    flush();
+  }
+  // Writes what the pipe takes; once finished and written out, closes it: the child's next read
+  // ends instead of waiting.
+  void flush() {
+    while (!pending_.empty() && fds_[1] >= 0) {
+      const ssize_t n = ::write(fds_[1], pending_.data(), pending_.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;  // full (EAGAIN), or the child is gone (EPIPE): what is left waits or is moot
+      pending_.erase(0, static_cast<std::size_t>(n));
+    }
+    if (finished_ && (pending_.empty() || fds_[1] < 0)) close_end(1);
+  }
+  // No more samples will come (the units it waits for have ended, or a unit failed).
+  void finish() {
+    finished_ = true;
+    flush();
+  }
+
+  // In a child: only the child that reads a feed keeps its read end; no child keeps a write end,
+  // so the reader sees the end of the feed when the parent closes it.
+  void keep_in_child(bool reader) {
+    close_end(1);
+    if (!reader) close_end(0);
+  }
+  runner::StepSpan span_of_step(const runner::StepKey& step) {
+    for (auto it = known_.find(step); it == known_.end(); it = known_.find(step)) {
+      char buffer[65536];
+      const ssize_t n = ::read(fds_[0], buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        throw std::runtime_error("the simulations of the other variants ended without the span of " + step.variant +
+                                 "'s step in round " + std::to_string(step.round));
+      }
+      received_.append(buffer, static_cast<std::size_t>(n));
+      std::size_t at = 0;
+      for (std::uint32_t length = 0; received_.size() - at >= 4; at += 4 + length) {
+        std::memcpy(&length, received_.data() + at, 4);
+        if (received_.size() - at - 4 < length) break;
+        twinbench::Sample sample;
+        if (!sample.ParseFromArray(received_.data() + at + 4, static_cast<int>(length))) {
+          throw std::runtime_error("a malformed span from another simulation");
+        }
+        known_.emplace(runner::step_of(sample), runner::span_of(sample));
+      }
+      received_.erase(0, at);
+    }
+    return known_.at(step);
+  }
+
+ private:
+  void close_end(int end) {
+    if (fds_[end] >= 0) ::close(fds_[end]);
+    fds_[end] = -1;
+  }
+
+  int fds_[2] = {-1, -1};
+  std::string pending_;  // parent: written to the pipe when it takes it
+  bool finished_ = false;
+  std::string received_;  // child: read, not yet a whole frame
+  std::map<runner::StepKey, runner::StepSpan> known_;
+};
+
 // Runs every unit and returns their results by index: in `jobs` worker processes when there are
-// several (each child leaves its ResultSet in a file), else here. A unit that waits out others'
-// steps starts once they have finished, given their steps' spans. The unit holding up the most
-// work starts first (longest-processing-time order along the chains): a long chain then overlaps
-// the short units. `on_sample`, if given, gets
-// every sample as it is recorded, from whichever unit.
+// several (each child leaves its ResultSet in a file), else here. Here, a unit that waits out
+// others' steps runs after them, given their spans. In worker processes it starts together with
+// them, beyond `jobs` (it waits for their spans most of the time) and is fed their spans as they
+// are recorded (SpanFeed). The unit holding up the most work starts first (longest-processing-time
+// order): a long simulation then overlaps the short ones. `on_sample`, if given, gets every sample
+// as it is recorded, from whichever unit.
 std::vector<twinbench::ResultSet> run_all(const std::vector<Unit>& units, unsigned jobs,
                                           const SampleChannel::Receiver& on_sample) {
   std::vector<std::size_t> order(units.size());
@@ -335,37 +443,41 @@ std::vector<twinbench::ResultSet> run_all(const std::vector<Unit>& units, unsign
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return weight[a] > weight[b]; });
   std::vector<twinbench::ResultSet> results(units.size());
   std::vector<bool> done(units.size(), false);
-  const auto ready = [&](std::size_t k) {
-    const auto& w = units[order[k]].waits_for;
-    return std::all_of(w.begin(), w.end(), [&](std::size_t i) { return done[i]; });
-  };
-  const auto prepared = [&](std::size_t i, const std::function<void(const twinbench::Sample&)>& report) {
-    Unit unit = units[i];
-    unit.options.on_sample = nullptr;
-    if (report) unit.options.on_sample = [report](const twinbench::Sample& s, std::size_t, std::size_t) { report(s); };
-    for (const auto w : unit.waits_for) {
-      for (const auto& sample : results[w].samples()) {
-        unit.options.elsewhere->spans->emplace(runner::step_of(sample), runner::span_of(sample));
-      }
-    }
-    return unit;
+  const auto waits = [&](std::size_t waiting, std::size_t i) {
+    const auto& w = units[waiting].waits_for;
+    return std::find(w.begin(), w.end(), i) != w.end();
   };
   const auto finish = [&](std::size_t i, twinbench::ResultSet r) {
     results[i] = std::move(r);
     done[i] = true;
   };
+  // A unit as it runs: reporting its samples to `report`, and with the spans of the steps it
+  // waits out from `span_of_step`, if it waits any out.
+  const auto prepared = [&](std::size_t i, const std::function<void(const twinbench::Sample&)>& report,
+                            std::function<runner::StepSpan(const runner::StepKey&)> span_of_step) {
+    Unit unit = units[i];
+    unit.options.on_sample = nullptr;
+    if (report) unit.options.on_sample = [report](const twinbench::Sample& s, std::size_t, std::size_t) { report(s); };
+    if (!unit.waits_for.empty()) unit.options.elsewhere->span_of_step = std::move(span_of_step);
+    return unit;
+  };
 
   if (jobs <= 1 || units.size() <= 1) {
-    // The first unit in order that is ready and not done, until there is none.
+    // The first unit in order whose units to wait for are done and that is not done, until none is left.
     for (auto k = order.begin(); k != order.end();) {
       const std::size_t i = *k;
-      if (done[i] || !ready(static_cast<std::size_t>(k - order.begin()))) {
+      const auto& w = units[i].waits_for;
+      if (done[i] || !std::all_of(w.begin(), w.end(), [&](std::size_t j) { return done[j]; })) {
         ++k;
         continue;
       }
       std::function<void(const twinbench::Sample&)> report;
       if (on_sample) report = [&on_sample, i](const twinbench::Sample& s) { on_sample(i, s); };
-      finish(i, run_unit(prepared(i, report)));
+      auto spans = std::make_shared<std::map<runner::StepKey, runner::StepSpan>>();
+      for (const auto j : w) {
+        for (const auto& sample : results[j].samples()) spans->emplace(runner::step_of(sample), runner::span_of(sample));
+      }
+      finish(i, run_unit(prepared(i, report, [spans](const runner::StepKey& step) { return spans->at(step); })));
       k = order.begin();  // a unit may have become ready
     }
   } else {
@@ -386,32 +498,85 @@ std::vector<twinbench::ResultSet> run_all(const std::vector<Unit>& units, unsign
       }
     } remove_dir{dir};
     auto file_of = [&](std::size_t i) { return dir / ("unit-" + std::to_string(i) + ".pb"); };
-    std::string failure;
+
+    // Each unit that waits out others' steps, with its feed, and the units it starts with.
+    std::map<std::size_t, std::unique_ptr<SpanFeed>> feeds;
+    std::vector<std::size_t> position(units.size());
+    for (std::size_t k = 0; k < order.size(); ++k) position[order[k]] = k;
+    std::vector<std::vector<std::size_t>> group(units.size());  // by position in `order`, of positions
+    for (std::size_t i = 0; i < units.size(); ++i) {
+      if (units[i].waits_for.empty()) continue;
+      feeds.emplace(i, std::make_unique<SpanFeed>());
+      std::vector<std::size_t> members{position[i]};
+      for (const auto j : units[i].waits_for) members.push_back(position[j]);
+      for (const auto member : members) group[member] = members;
+    }
     SampleChannel channel;
+    const SampleChannel::Receiver receive = [&](std::size_t unit, const twinbench::Sample& sample) {
+      if (on_sample) on_sample(unit, sample);
+      for (auto& [waiting, feed] : feeds) {
+        if (waits(waiting, unit)) feed->add(sample);
+      }
+    };
+    const auto feeds_waiting_for = [&](std::size_t i, auto&& each) {
+      for (auto& [waiting, feed] : feeds) {
+        if (waits(waiting, i)) each(waiting, *feed);
+      }
+    };
+
+    std::string failure;
     const auto failed = run_forked(
         order.size(), jobs,
         [&](std::size_t k) {
+          const std::size_t i = order[k];
+          for (auto& [waiting, feed] : feeds) feed->keep_in_child(waiting == i);
           twinbench::ResultSet r;
           try {
             std::function<void(const twinbench::Sample&)> report;
-            const auto unit = static_cast<std::uint32_t>(order[k]);
-            if (on_sample) report = [&channel, unit](const twinbench::Sample& s) { channel.send(unit, s); };
-            r = run_unit(prepared(order[k], report));
+            const bool waited_for = std::any_of(units.begin(), units.end(), [&](const Unit& u) {
+              return std::find(u.waits_for.begin(), u.waits_for.end(), i) != u.waits_for.end();
+            });
+            if (on_sample || waited_for) {
+              report = [&channel, i](const twinbench::Sample& s) { channel.send(static_cast<std::uint32_t>(i), s); };
+            }
+            std::function<runner::StepSpan(const runner::StepKey&)> span_of_step;
+            if (const auto feed = feeds.find(i); feed != feeds.end()) {
+              span_of_step = [f = feed->second.get()](const runner::StepKey& step) { return f->span_of_step(step); };
+            }
+            r = run_unit(prepared(i, report, span_of_step));
           } catch (const std::exception& e) {
-            throw std::runtime_error("unit " + std::to_string(order[k]) + ": " + e.what());
+            throw std::runtime_error("unit " + std::to_string(i) + ": " + e.what());
           }
-          std::ofstream out(file_of(order[k]), std::ios::binary);
+          std::ofstream out(file_of(i), std::ios::binary);
           return r.SerializeToOstream(&out) && out.flush() ? 0 : 3;
         },
         [&](std::size_t k, bool ok) {
-          twinbench::ResultSet r;
-          std::ifstream in(file_of(order[k]), std::ios::binary);
-          if (ok && r.ParseFromIstream(&in)) return finish(order[k], std::move(r));
-          if (ok && failure.empty()) failure = "cannot read the results of unit " + std::to_string(order[k]);
+          const std::size_t i = order[k];
+          channel.receive(0, receive);  // what it sent last, before its feeds end
+          if (ok) {
+            twinbench::ResultSet r;
+            std::ifstream in(file_of(i), std::ios::binary);
+            if (r.ParseFromIstream(&in)) {
+              finish(i, std::move(r));
+            } else if (failure.empty()) {
+              failure = "cannot read the results of unit " + std::to_string(i);
+            }
+          }
+          if (!ok || !failure.empty()) {
+            for (auto& [waiting, feed] : feeds) feed->finish();  // nothing more comes: the waiting stop
+            return;
+          }
+          feeds_waiting_for(i, [&](std::size_t waiting, SpanFeed& feed) {
+            const auto& w = units[waiting].waits_for;
+            if (std::all_of(w.begin(), w.end(), [&](std::size_t j) { return done[j]; })) feed.finish();
+          });
         },
-        [&](std::size_t k) { return failure.empty() && ready(k); },
-        on_sample ? std::function<void()>([&] { channel.receive(20, on_sample); }) : std::function<void()>());
-    if (on_sample) channel.receive(0, on_sample);  // what the last children sent
+        [&](std::size_t k) { return group[k]; },
+        [&] {
+          channel.receive(20, receive);
+          for (auto& [waiting, feed] : feeds) feed->flush();
+        });
+    channel.receive(0, receive);
     if (failed) throw std::runtime_error("simulation unit " + std::to_string(order[*failed]) + " failed");
     if (!failure.empty()) throw std::runtime_error(failure);
   }

@@ -154,17 +154,13 @@ class ScenarioRun {
   }
 
   // A step simulated in another world: the script goes on where that step's awaiting script would
-  // have resumed, in its model's completion phase: with spans, in the frame it ended there (so the
+  // have resumed, in its model's completion phase: with its span, in the frame it ended there (so the
   // steps run here see the idle gaps of the whole run); without, in the next frame.
   void pass_step_run_elsewhere(const Step& step, const std::string& variant) {
     const auto phase = models_[step.variant]->completion_phase();
-    const auto& spans = o_.elsewhere->spans;
-    if (!spans) return frames_.at(frames_.frames() + 1, phase, [this] { start_step(); });
-    const auto it = spans->find(StepKey{variant, step.fps, step.body_bytes, step.round});
-    if (it == spans->end()) {
-      throw std::logic_error("no span for " + variant + "'s step in round " + std::to_string(step.round));
-    }
-    const auto [frames, timed_out] = it->second;
+    const auto& span_of_step = o_.elsewhere->span_of_step;
+    if (!span_of_step) return frames_.at(frames_.frames() + 1, phase, [this] { start_step(); });
+    const auto [frames, timed_out] = span_of_step(StepKey{variant, step.fps, step.body_bytes, step.round});
     // A timed-out request is recorded when the timeout fires; the script resumes at the next
     // process_frame.
     const auto frame = frames_.frames() + frames + (timed_out ? 1 : 0);

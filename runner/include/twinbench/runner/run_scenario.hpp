@@ -5,7 +5,6 @@
 // just after the awaiting coroutine resumes, then starts the next request right there.
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -53,13 +52,14 @@ struct StepSpan {
 
 // A run of only some of the scenario's variants (one "world" of a split simulation): the steps
 // of `variants` are simulated elsewhere and not here. The script goes on in the frame phase where
-// such a step's script would have resumed (its model's completion_phase): with `spans`, in the
-// frame it ended in there, so the variants run here see the same idle gaps as in the whole
+// such a step's script would have resumed (its model's completion_phase): with `span_of_step`, in
+// the frame it ended in there, so the variants run here see the same idle gaps as in the whole
 // interleaved run; without, in the next frame (for variants whose outcome does not depend on
-// when they start).
+// when they start). `span_of_step` is asked for each step in protocol order, when the script
+// reaches it; it may wait until the world running that step has recorded it.
 struct StepsElsewhere {
   std::set<std::string> variants;
-  std::optional<std::map<StepKey, StepSpan>> spans;
+  std::function<StepSpan(const StepKey&)> span_of_step;
 };
 
 struct RunOptions {
@@ -75,7 +75,7 @@ struct RunOptions {
   std::optional<StepsElsewhere> elsewhere;  // unset: every variant runs here
 };
 
-// The step a sample records, and how long it took, in the terms StepsElsewhere::spans uses.
+// The step a sample records, and how long it took, in the terms StepsElsewhere uses.
 StepKey step_of(const twinbench::Sample& sample);
 StepSpan span_of(const twinbench::Sample& sample);
 // The scenario's steps in protocol order: the order one whole run takes them in.
