@@ -1,12 +1,6 @@
 #include "sim_backend.hpp"
 
-#include <fcntl.h>
-#include <poll.h>
 #include <unistd.h>
-
-#include <cerrno>
-#include <climits>
-#include <cstring>
 
 #include <algorithm>
 #include <cstdio>
@@ -19,6 +13,7 @@
 #include <stdexcept>
 
 #include "fork_pool.hpp"
+#include "unit_channels.hpp"
 #include "twinbench/clientcore/url.hpp"
 #include "twinbench/scenario/load.hpp"
 
@@ -265,165 +260,6 @@ double held_up(const std::vector<Unit>& units, std::size_t i) {
   }
   return simulated_bytes(units[i]) + waiting;
 }
-
-// The fields of a sample that name its step and how long it took (runner::step_of, span_of).
-twinbench::Sample step_record(const twinbench::Sample& sample) {
-  twinbench::Sample r;
-  r.set_variant(sample.variant());
-  r.set_fps(sample.fps());
-  r.set_body_bytes(sample.body_bytes());
-  r.set_round(sample.round());
-  r.set_frames(sample.frames());
-  r.set_result(sample.result());
-  r.set_error(sample.error());
-  return r;
-}
-
-// Samples sent from unit processes to the parent as they are recorded, for live progress and for
-// the units that wait out their steps (SpanFeed): a frame of the unit's index, the length and the
-// serialized Sample, each in one write() of at most PIPE_BUF bytes, so frames from several
-// children never interleave.
-class SampleChannel {
- public:
-  using Receiver = std::function<void(std::size_t unit, const twinbench::Sample&)>;
-  SampleChannel() {
-    if (::pipe(fds_) != 0) throw std::runtime_error("pipe failed");
-    ::fcntl(fds_[0], F_SETFL, O_NONBLOCK);
-  }
-  ~SampleChannel() {
-    ::close(fds_[0]);
-    ::close(fds_[1]);
-  }
-  SampleChannel(const SampleChannel&) = delete;
-  SampleChannel& operator=(const SampleChannel&) = delete;
-
-  // In a child.
-  void send(std::uint32_t unit, twinbench::Sample sample) const {
-    if (sample.error().size() > 512) sample.set_error(sample.error().substr(0, 512));  // the head says enough
-    std::string frame = frame_of(unit, sample);
-    if (frame.size() > PIPE_BUF) frame = frame_of(unit, step_record(sample));  // long names: the step alone
-    if (frame.size() > PIPE_BUF) throw std::length_error("a sample's variant name is too long to report");
-    while (::write(fds_[1], frame.data(), frame.size()) < 0 && errno == EINTR) {
-    }
-  }
-
-  // In the parent: waits up to `timeout_ms` for samples, then hands each whole one to `receive`.
-  void receive(int timeout_ms, const Receiver& receive) {
-    pollfd ready{fds_[0], POLLIN, 0};
-    if (timeout_ms > 0) ::poll(&ready, 1, timeout_ms);
-    char buffer[65536];
-    for (ssize_t n; (n = ::read(fds_[0], buffer, sizeof buffer)) > 0;) pending_.append(buffer, static_cast<std::size_t>(n));
-    while (pending_.size() >= 8) {
-      std::uint32_t unit = 0;
-      std::uint32_t length = 0;
-      std::memcpy(&unit, pending_.data(), 4);
-      std::memcpy(&length, pending_.data() + 4, 4);
-      if (pending_.size() < 8 + std::size_t{length}) break;
-      twinbench::Sample sample;
-      if (sample.ParseFromArray(pending_.data() + 8, static_cast<int>(length))) receive(unit, sample);
-      pending_.erase(0, 8 + std::size_t{length});
-    }
-  }
-
- private:
-  static std::string frame_of(std::uint32_t unit, const twinbench::Sample& sample) {
-    const std::string bytes = sample.SerializeAsString();
-    const auto length = static_cast<std::uint32_t>(bytes.size());
-    std::string frame(8, '\0');
-    std::memcpy(frame.data(), &unit, 4);
-    std::memcpy(frame.data() + 4, &length, 4);
-    return frame + bytes;
-  }
-
-  int fds_[2] = {-1, -1};
-  std::string pending_;
-};
-
-// The spans of the steps a unit waits out, fed to its child while the units running those steps
-// record them, so that it runs alongside them instead of after them. The parent writes each of
-// their samples (its step record) into a pipe, keeping what the pipe does not take for later;
-// the child reads, when its script reaches a step, until it has that step's span.
-class SpanFeed {
- public:
-  SpanFeed() {
-    if (::pipe(fds_) != 0) throw std::runtime_error("pipe failed");
-    ::fcntl(fds_[1], F_SETFL, O_NONBLOCK);
-  }
-  ~SpanFeed() {
-    close_end(0);
-    close_end(1);
-  }
-  SpanFeed(const SpanFeed&) = delete;
-  SpanFeed& operator=(const SpanFeed&) = delete;
-
-  // In the parent.
-  void add(const twinbench::Sample& sample) {
-    const std::string bytes = step_record(sample).SerializeAsString();
-    const auto length = static_cast<std::uint32_t>(bytes.size());
-    pending_.append(reinterpret_cast<const char*>(&length), 4);
-    pending_ += bytes;
-    flush();
-  }
-  // Writes what the pipe takes; once finished and written out, closes it: the child's next read
-  // ends instead of waiting.
-  void flush() {
-    while (!pending_.empty() && fds_[1] >= 0) {
-      const ssize_t n = ::write(fds_[1], pending_.data(), pending_.size());
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;  // full (EAGAIN), or the child is gone (EPIPE): what is left waits or is moot
-      pending_.erase(0, static_cast<std::size_t>(n));
-    }
-    if (finished_ && (pending_.empty() || fds_[1] < 0)) close_end(1);
-  }
-  // No more samples will come (the units it waits for have ended, or a unit failed).
-  void finish() {
-    finished_ = true;
-    flush();
-  }
-
-  // In a child: only the child that reads a feed keeps its read end; no child keeps a write end,
-  // so the reader sees the end of the feed when the parent closes it.
-  void keep_in_child(bool reader) {
-    close_end(1);
-    if (!reader) close_end(0);
-  }
-  runner::StepSpan span_of_step(const runner::StepKey& step) {
-    for (auto it = known_.find(step); it == known_.end(); it = known_.find(step)) {
-      char buffer[65536];
-      const ssize_t n = ::read(fds_[0], buffer, sizeof buffer);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        throw std::runtime_error("the simulations of the other variants ended without the span of " + step.variant +
-                                 "'s step in round " + std::to_string(step.round));
-      }
-      received_.append(buffer, static_cast<std::size_t>(n));
-      std::size_t at = 0;
-      for (std::uint32_t length = 0; received_.size() - at >= 4; at += 4 + length) {
-        std::memcpy(&length, received_.data() + at, 4);
-        if (received_.size() - at - 4 < length) break;
-        twinbench::Sample sample;
-        if (!sample.ParseFromArray(received_.data() + at + 4, static_cast<int>(length))) {
-          throw std::runtime_error("a malformed span from another simulation");
-        }
-        known_.emplace(runner::step_of(sample), runner::span_of(sample));
-      }
-      received_.erase(0, at);
-    }
-    return known_.at(step);
-  }
-
- private:
-  void close_end(int end) {
-    if (fds_[end] >= 0) ::close(fds_[end]);
-    fds_[end] = -1;
-  }
-
-  int fds_[2] = {-1, -1};
-  std::string pending_;  // parent: written to the pipe when it takes it
-  bool finished_ = false;
-  std::string received_;  // child: read, not yet a whole frame
-  std::map<runner::StepKey, runner::StepSpan> known_;
-};
 
 // Runs every unit and returns their results by index: in `jobs` worker processes when there are
 // several (each child leaves its ResultSet in a file), else here. Here, a unit that waits out

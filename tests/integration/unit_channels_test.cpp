@@ -1,0 +1,95 @@
+// The pipes between the processes of one simulated run (app/unit_channels.cpp).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "unit_channels.hpp"
+
+namespace tb {
+namespace {
+
+twinbench::Sample sample(std::uint32_t round, std::uint64_t frames, const std::string& error = "") {
+  twinbench::Sample s;
+  s.set_scenario("file_download");
+  s.set_variant("c3_coop");
+  s.set_fps(60);
+  s.set_body_bytes(1u << 20);
+  s.set_round(round);
+  s.set_frames(frames);
+  s.set_elapsed_ms(frames * 16.667);
+  s.set_result(error.empty() ? "success" : "cancelled");
+  s.set_error(error);
+  return s;
+}
+
+runner::StepKey step(std::uint32_t round) { return runner::StepKey{"c3_coop", 60, 1u << 20, round}; }
+
+TEST(SpanFeed, GivesEachStepItsSpanWhateverOrderItIsAskedIn) {
+  app::SpanFeed feed;
+  feed.add(sample(0, 20));
+  feed.add(sample(1, 21));
+  feed.add(sample(2, 22, "timed out"));
+  EXPECT_EQ(feed.span_of_step(step(1)).frames, 21u);
+  EXPECT_EQ(feed.span_of_step(step(0)).frames, 20u);
+  const auto timed_out = feed.span_of_step(step(2));
+  EXPECT_EQ(timed_out.frames, 22u);
+  EXPECT_TRUE(timed_out.timed_out);
+}
+
+TEST(SpanFeed, AFeedThatEndsWithoutTheStepIsAnErrorNotAHang) {
+  app::SpanFeed feed;
+  feed.add(sample(0, 20));
+  feed.finish();  // a unit failed: nothing more comes
+  EXPECT_EQ(feed.span_of_step(step(0)).frames, 20u);
+  try {
+    feed.span_of_step(step(1));
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("c3_coop's step in round 1"), std::string::npos) << e.what();
+  }
+}
+
+TEST(SpanFeed, MoreThanThePipeHoldsWaitsInTheWriterAndArrivesWhole) {
+  // 20000 spans (~600 KB) is ten times a pipe's buffer: the writer keeps what the pipe does not
+  // take and writes it when asked to flush, as the parent does while its children run.
+  constexpr std::uint32_t kSteps = 20000;
+  app::SpanFeed feed;
+  for (std::uint32_t r = 0; r < kSteps; ++r) feed.add(sample(r, r % 97));
+  feed.finish();
+  std::atomic<bool> reading{true};
+  std::thread parent([&] {
+    for (int i = 0; reading && i < 100000; ++i) {  // bounded: 10 s at most
+      feed.flush();
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+  });
+  std::uint32_t right = 0;
+  for (std::uint32_t r = 0; r < kSteps; ++r) right += feed.span_of_step(step(r)).frames == r % 97 ? 1 : 0;
+  reading = false;
+  parent.join();
+  EXPECT_EQ(right, kSteps);
+}
+
+TEST(SampleChannel, ASampleTooLongForOneFrameArrivesAsItsStep) {
+  app::SampleChannel channel;
+  auto long_one = sample(3, 30);
+  long_one.set_scenario(std::string(8000, 's'));  // one write() is atomic only up to PIPE_BUF
+  channel.send(7, sample(2, 20, std::string(5000, 'e')));
+  channel.send(7, long_one);
+  std::vector<twinbench::Sample> got;
+  channel.receive(1000, [&](std::size_t unit, const twinbench::Sample& s) {
+    EXPECT_EQ(unit, 7u);
+    got.push_back(s);
+  });
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].error().size(), 512u);  // the head of a long error
+  EXPECT_EQ(runner::step_of(got[1]), step(3));
+  EXPECT_EQ(runner::span_of(got[1]).frames, 30u);
+}
+
+}  // namespace
+}  // namespace tb
