@@ -1,8 +1,10 @@
 #include "fork_pool.hpp"
 
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -43,6 +45,19 @@ std::optional<std::size_t> run_forked(std::size_t count, unsigned jobs, const st
   const auto advance = [&] {
     while (next < count && launched[next]) ++next;
   };
+  // If anything here throws (fork, waitpid, a callback), the children still running are stopped
+  // and reaped: none outlives the call, which may then remove what they use.
+  struct StopRunning {
+    std::map<pid_t, std::size_t>& running;
+    ~StopRunning() {
+      for (const auto& [pid, index] : running) ::kill(pid, SIGKILL);
+      for (const auto& [pid, index] : running) {
+        int status = 0;
+        while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+      }
+    }
+  } stop_running{running};
   while (true) {
     for (advance(); !failed && running.size() < jobs && next < count; advance()) {
       const std::size_t i = next;

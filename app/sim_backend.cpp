@@ -313,7 +313,14 @@ std::vector<twinbench::ResultSet> run_all(const std::vector<Unit>& units, unsign
       for (const auto j : w) {
         for (const auto& sample : results[j].samples()) spans->emplace(runner::step_of(sample), runner::span_of(sample));
       }
-      finish(i, run_unit(prepared(i, report, [spans](const runner::StepKey& step) { return spans->at(step); })));
+      const auto span_of_step = [spans](const runner::StepKey& step) {
+        const auto it = spans->find(step);
+        if (it == spans->end()) {
+          throw std::logic_error("no span for " + step.variant + "'s step in round " + std::to_string(step.round));
+        }
+        return it->second;
+      };
+      finish(i, run_unit(prepared(i, report, span_of_step)));
       k = order.begin();  // a unit may have become ready
     }
   } else {
@@ -335,7 +342,8 @@ std::vector<twinbench::ResultSet> run_all(const std::vector<Unit>& units, unsign
     } remove_dir{dir};
     auto file_of = [&](std::size_t i) { return dir / ("unit-" + std::to_string(i) + ".pb"); };
 
-    // Each unit that waits out others' steps, with its feed, and the units it starts with.
+    // Each unit that waits out others' steps, with its feed, and the units it starts with: all of
+    // them, since each round it needs a span from each, so it keeps pace only while they all run.
     std::map<std::size_t, std::unique_ptr<SpanFeed>> feeds;
     std::vector<std::size_t> position(units.size());
     for (std::size_t k = 0; k < order.size(); ++k) position[order[k]] = k;

@@ -1,7 +1,10 @@
 // The pool of forked children that runs simulation units (app/fork_pool.cpp).
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <unistd.h>
+
+#include <string>
 
 #include <vector>
 
@@ -10,12 +13,25 @@
 namespace tb {
 namespace {
 
+// Each child holds an exclusive lock file for 30 ms: a second child at once fails to create it.
 TEST(ForkPool, TasksRunInIndexOrderAtMostJobsAtOnce) {
+  const std::string lock = ::testing::TempDir() + "fork_pool_lock_" + std::to_string(::getpid());
   std::vector<std::size_t> finished;
-  const auto failed = app::run_forked(3, 1, [](std::size_t) { return 0; }, [&](std::size_t i, bool ok) {
-    EXPECT_TRUE(ok);
-    finished.push_back(i);
-  });
+  const auto failed = app::run_forked(
+      3, 1,
+      [&](std::size_t) {
+        const int fd = ::open(lock.c_str(), O_CREAT | O_EXCL | O_WRONLY, 0600);
+        if (fd < 0) return 4;  // another task is running
+        ::usleep(30000);
+        ::close(fd);
+        ::unlink(lock.c_str());
+        return 0;
+      },
+      [&](std::size_t i, bool ok) {
+        EXPECT_TRUE(ok) << i;
+        finished.push_back(i);
+      });
+  ::unlink(lock.c_str());
   EXPECT_FALSE(failed.has_value());
   EXPECT_EQ(finished, (std::vector<std::size_t>{0, 1, 2}));
 }

@@ -1,12 +1,15 @@
 // The pipes between the processes of one simulated run (app/unit_channels.cpp).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
+#include "fork_pool.hpp"
 #include "unit_channels.hpp"
 
 namespace tb {
@@ -62,7 +65,8 @@ TEST(SpanFeed, MoreThanThePipeHoldsWaitsInTheWriterAndArrivesWhole) {
   feed.finish();
   std::atomic<bool> reading{true};
   std::thread parent([&] {
-    for (int i = 0; reading && i < 100000; ++i) {  // bounded: 10 s at most
+    // The writer gives up after 10 s; a reader left waiting then is ended by ctest's test timeout.
+    for (int i = 0; reading && i < 100000; ++i) {
       feed.flush();
       std::this_thread::sleep_for(std::chrono::microseconds(100));
     }
@@ -72,6 +76,36 @@ TEST(SpanFeed, MoreThanThePipeHoldsWaitsInTheWriterAndArrivesWhole) {
   reading = false;
   parent.join();
   EXPECT_EQ(right, kSteps);
+}
+
+// As run_all wires them: a child waits for a span that a failed child never sent. The parent
+// ends the feed when it learns of the failure; the waiting child sees the end (no other child
+// holds the feed's write end) and fails too, instead of waiting for ever.
+TEST(SpanFeed, AChildWaitingOnAFailedOneSeesTheFeedEnd) {
+  app::SpanFeed feed;
+  std::vector<std::pair<std::size_t, bool>> ended;
+  const auto failed = app::run_forked(
+      2, 2,
+      [&](std::size_t i) {
+        feed.keep_in_child(/*reader=*/i == 1);
+        if (i == 0) return 3;  // the unit the other waits for fails before recording anything
+        ::alarm(10);           // a feed that never ends kills this child: the test fails, not hangs
+        try {
+          feed.span_of_step(step(0));
+          return 0;
+        } catch (const std::runtime_error&) {
+          return 5;
+        }
+      },
+      [&](std::size_t i, bool ok) {
+        ended.emplace_back(i, ok);
+        if (!ok) feed.finish();
+      },
+      [](std::size_t) { return std::vector<std::size_t>{0, 1}; },
+      [] { ::usleep(1000); });
+  ASSERT_TRUE(failed.has_value());
+  EXPECT_EQ(*failed, 0u);
+  EXPECT_EQ(ended, (std::vector<std::pair<std::size_t, bool>>{{0, false}, {1, false}}));
 }
 
 TEST(SampleChannel, ASampleTooLongForOneFrameArrivesAsItsStep) {
