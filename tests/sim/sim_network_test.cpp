@@ -7,7 +7,6 @@
 #include <ns3/ipv4-address.h>
 
 #include <chrono>
-#include <cmath>
 #include <functional>
 #include <optional>
 #include <span>
@@ -97,6 +96,19 @@ twinbench::Network with_server_nodelay(twinbench::Network n) {
   n.mutable_server_tcp()->set_nodelay(true);  // like Nginx (tcp_nodelay on), the published server's front
   return n;
 }
+
+// The server of the body_chunk_fps sweep: BBR, paced, no slow-start-after-idle, nodelay.
+twinbench::Network with_bbr_server(twinbench::Network n) {
+  auto& tcp = *n.mutable_server_tcp();
+  tcp.set_congestion_control(twinbench::BBR);
+  tcp.set_pacing(true);
+  tcp.set_slow_start_after_idle(false);
+  tcp.set_nodelay(true);
+  return n;
+}
+
+// Wire time of a body at 100 Mbit/s: 1448-byte segments of 1502 bytes on the wire.
+double wire_ms(std::uint64_t bytes) { return static_cast<double>(bytes) / 1448 * 1502 * 8 / 100e6 * 1e3; }
 
 // ---- IW10 (RFC 6928): 10 segments of 1448 B = 14480 B in the first flight ----
 
@@ -189,11 +201,7 @@ TEST(SimBbrKeepAlive, AnIdleKeepAliveConnectionDoesNotProbeRtt) {
   // Linux's BBR enters no PROBE_RTT on the ACK that restarts an idle, app-limited flow, so a
   // keep-alive connection serving a request a second keeps its bandwidth estimate. (ns-3's BBR
   // probed every 10 s with a 4-packet window, then paced later responses at ~1.4 Mbit/s.)
-  auto n = with_server_nodelay(path());
-  n.mutable_server_tcp()->set_congestion_control(twinbench::BBR);
-  n.mutable_server_tcp()->set_pacing(true);
-  n.mutable_server_tcp()->set_slow_start_after_idle(false);
-  Bench b(n);
+  Bench b(with_bbr_server(path()));
   b.connect();
   b.get(download(400 * 1024));
   b.idle(1s);
@@ -212,17 +220,12 @@ TEST(SimBbrPacing, AWarmResponsePacesOnePercentBelowTheBottleneck) {
   // connection's 400 KiB response fits in its window and, after an idle, goes out at gain 1: its
   // 283 packets take 34.0 ms on the 100 Mbit/s line, paced 1 % slower 34.4 ms, plus one RTT and
   // the server's time. At the estimate itself (ns-3's TcpBbr), the line alone sets the time.
-  auto n = with_server_nodelay(path());
-  n.mutable_server_tcp()->set_congestion_control(twinbench::BBR);
-  n.mutable_server_tcp()->set_pacing(true);
-  n.mutable_server_tcp()->set_slow_start_after_idle(false);
-  Bench b(n);
+  Bench b(with_bbr_server(path()));
   b.connect();
   b.get(download(4u << 20));  // the estimate settles at the bottleneck rate
   b.idle(1s);
   const std::uint64_t body = 400 * 1024;
-  const double packets = std::ceil(static_cast<double>(body) / 1448);
-  const double line_ms = packets * 1502 * 8 / 100e6 * 1e3;
+  const double line_ms = wire_ms(body);
   const double ms = b.get(download(body));
   const double pacing_ms = ms - kRttMs;  // the server's time and the head are a fraction of a packet
   EXPECT_GT(pacing_ms, line_ms * 1.005) << ms;
@@ -318,10 +321,9 @@ TEST(SimDeterminism, LossAndJitterFollowTheSeed) {
 TEST(SimThroughput, ThirtyTwoMibRunsAtTheBottleneckRate) {
   // 32 MiB in 1448-byte segments of 1502 bytes on the wire at 100 Mbit/s: 2.78 s, plus slow start
   // and loss recovery at the end of slow start (the queue holds one BDP).
-  const double wire_ms = 33554432.0 / 1448 * 1502 * 8 / 100e6 * 1e3;
   const double ms = download_ms(with_server_nodelay(path()), 1, 32u << 20);
-  EXPECT_GT(ms, wire_ms);
-  EXPECT_LT(ms, wire_ms + 10 * kRttMs) << ms;
+  EXPECT_GT(ms, wire_ms(32u << 20));
+  EXPECT_LT(ms, wire_ms(32u << 20) + 10 * kRttMs) << ms;
 }
 
 // ---- a policed downlink: a token bucket that drops ----
@@ -459,9 +461,6 @@ TEST(SimFlowControl, UnreadDataFillsTheReceiveBufferThenReadsReopenIt) {
 
 // ---- bodies around the socket buffer sizes (send 4 MiB, receive 6 MiB) ----
 
-// Wire time of a body at 100 Mbit/s: 1448-byte segments of 1502 bytes on the wire.
-double wire_ms(std::uint64_t bytes) { return static_cast<double>(bytes) / 1448 * 1502 * 8 / 100e6 * 1e3; }
-
 constexpr std::uint64_t kMiB = 1 << 20;
 
 TEST(SimBufferEdges, BodiesAroundTheBufferSizesRunAtTheBottleneckRate) {
@@ -473,16 +472,6 @@ TEST(SimBufferEdges, BodiesAroundTheBufferSizesRunAtTheBottleneckRate) {
     EXPECT_GT(ms, wire_ms(bytes)) << bytes;
     EXPECT_LT(ms, wire_ms(bytes) + 10 * kRttMs) << bytes << ": " << ms;
   }
-}
-
-// The server of the body_chunk_fps sweep: BBR, paced, no slow-start-after-idle, nodelay.
-twinbench::Network with_bbr_server(twinbench::Network n) {
-  auto& tcp = *n.mutable_server_tcp();
-  tcp.set_congestion_control(twinbench::BBR);
-  tcp.set_pacing(true);
-  tcp.set_slow_start_after_idle(false);
-  tcp.set_nodelay(true);
-  return n;
 }
 
 // Before the fix, 4 MiB - 1, 4 MiB and 4 MiB + 1 took ~67 s: the SACK recovery after startup's
