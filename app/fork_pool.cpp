@@ -34,6 +34,8 @@ std::optional<std::size_t> run_forked(std::size_t count, unsigned jobs, const st
         code = task(i);
       } catch (const std::exception& e) {
         std::cerr << "error: " << e.what() << "\n";
+      } catch (...) {  // nothing may unwind into the parent's frames, which this child shares
+        std::cerr << "error: task " << i << " threw a non-standard exception\n";
       }
       std::cerr.flush();
       std::_Exit(code);
@@ -72,6 +74,7 @@ std::optional<std::size_t> run_forked(std::size_t count, unsigned jobs, const st
     int status = 0;
     pid_t pid;
     while ((pid = ::waitpid(-1, &status, while_waiting ? WNOHANG : 0)) == 0) while_waiting();
+    if (pid < 0 && errno == EINTR) continue;
     if (pid < 0) throw std::runtime_error("waitpid failed");
     const auto it = running.find(pid);
     if (it == running.end()) continue;  // not one of ours

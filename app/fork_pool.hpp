@@ -12,12 +12,12 @@ namespace tb::app {
 // order; a child exits with task(i)'s return value (an exception is reported on stderr and counts
 // as failure). `group(i)`, if given, names tasks that start together with task i, beyond `jobs`
 // if need be: tasks of which one waits for the others' output as they go, and keeps pace only
-// while they all run. After each child ends, the parent calls
-// on_done(i, ok). The first failure stops new launches; the running children are still waited
-// for (on_done is where the caller unblocks those waiting on the failed one). Returns the first
-// failed index, or nullopt. `while_waiting`, if given, is called again and again while children
-// run and none has ended; it should block for a moment (it sets the pace of the polling). If
-// anything throws, the children still running are killed and reaped before the exception leaves.
+// while they all run. After each child ends, the parent calls on_done(i, ok). The first failure
+// stops new launches; the running children are still waited for (on_done is where the caller
+// unblocks those waiting on the failed one). Returns the first failed index, or nullopt.
+// `while_waiting`, if given, is called again and again while children run and none has ended; it
+// should block for a moment (it sets the pace of the polling). If anything throws, the children
+// still running are killed and reaped before the exception leaves.
 std::optional<std::size_t> run_forked(std::size_t count, unsigned jobs, const std::function<int(std::size_t)>& task,
                                       const std::function<void(std::size_t, bool)>& on_done = {},
                                       const std::function<std::vector<std::size_t>(std::size_t)>& group = {},

@@ -59,17 +59,22 @@ void SampleChannel::receive(int timeout_ms, const Receiver& receive) {
   pollfd ready{fds_[0], POLLIN, 0};
   if (timeout_ms > 0) ::poll(&ready, 1, timeout_ms);
   char buffer[65536];
-  for (ssize_t n; (n = ::read(fds_[0], buffer, sizeof buffer)) > 0;) pending_.append(buffer, static_cast<std::size_t>(n));
-  while (pending_.size() >= 8) {
-    std::uint32_t unit = 0;
-    std::uint32_t length = 0;
-    std::memcpy(&unit, pending_.data(), 4);
-    std::memcpy(&length, pending_.data() + 4, 4);
-    if (pending_.size() < 8 + std::size_t{length}) break;
-    twinbench::Sample sample;
-    if (sample.ParseFromArray(pending_.data() + 8, static_cast<int>(length))) receive(unit, sample);
-    pending_.erase(0, 8 + std::size_t{length});
+  while (true) {  // everything the pipe holds now; a signal does not end the drain early
+    const ssize_t n = ::read(fds_[0], buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    pending_.append(buffer, static_cast<std::size_t>(n));
   }
+  std::size_t at = 0;  // the frames taken, erased once at the end
+  for (std::uint32_t length = 0; pending_.size() - at >= 8; at += 8 + std::size_t{length}) {
+    std::uint32_t unit = 0;
+    std::memcpy(&unit, pending_.data() + at, 4);
+    std::memcpy(&length, pending_.data() + at + 4, 4);
+    if (pending_.size() - at - 8 < length) break;
+    twinbench::Sample sample;
+    if (sample.ParseFromArray(pending_.data() + at + 8, static_cast<int>(length))) receive(unit, sample);
+  }
+  pending_.erase(0, at);
 }
 
 SpanFeed::SpanFeed() {
@@ -94,7 +99,9 @@ void SpanFeed::flush() {
   while (!pending_.empty() && fds_[1] >= 0) {
     const ssize_t n = ::write(fds_[1], pending_.data(), pending_.size());
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;  // full (EAGAIN), or the reader is gone (EPIPE): what is left waits or is moot
+    // Full (EAGAIN): the rest waits for the next flush. (EPIPE cannot happen: this process keeps
+    // the read end open until the feed is destroyed.)
+    if (n <= 0) break;
     pending_.erase(0, static_cast<std::size_t>(n));
   }
   if (finished_ && (pending_.empty() || fds_[1] < 0)) close_end(1);

@@ -13,6 +13,7 @@ ns3::TypeId LinuxBbr::GetTypeId() {
 template <typename Call>
 void LinuxBbr::with_margin(ns3::TcpSocketState& tcb, Call call) {
   // Another writer (the socket's initial rate) leaves a rate that is not ours: TcpBbr sees it as is.
+  // (m_pacingRate is traced: a PacingRate trace sees the unmargined rate briefly, then ours.)
   if (tcb.m_pacingRate.Get() == margined_rate_) tcb.m_pacingRate = bbr_rate_;
   const ns3::DataRate before = tcb.m_pacingRate;
   call();

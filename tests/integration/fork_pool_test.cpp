@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <string>
-
 #include <vector>
 
 #include "fork_pool.hpp"
@@ -34,6 +33,31 @@ TEST(ForkPool, TasksRunInIndexOrderAtMostJobsAtOnce) {
   ::unlink(lock.c_str());
   EXPECT_FALSE(failed.has_value());
   EXPECT_EQ(finished, (std::vector<std::size_t>{0, 1, 2}));
+}
+
+// With jobs = 2, each child takes one of two exclusive lock files for 30 ms: a third child running
+// at once finds both taken.
+TEST(ForkPool, NeverMoreThanJobsAtOnce) {
+  const std::string base = ::testing::TempDir() + "fork_pool_slot_" + std::to_string(::getpid());
+  const std::string slots[] = {base + "_a", base + "_b"};
+  std::vector<bool> ok_by_task(5, false);
+  const auto failed = app::run_forked(
+      5, 2,
+      [&](std::size_t) {
+        for (const auto& slot : slots) {
+          const int fd = ::open(slot.c_str(), O_CREAT | O_EXCL | O_WRONLY, 0600);
+          if (fd < 0) continue;
+          ::usleep(30000);
+          ::close(fd);
+          ::unlink(slot.c_str());
+          return 0;
+        }
+        return 4;  // both slots taken: a third task is running
+      },
+      [&](std::size_t i, bool ok) { ok_by_task[i] = ok; });
+  for (const auto& slot : slots) ::unlink(slot.c_str());
+  EXPECT_FALSE(failed.has_value());
+  EXPECT_EQ(ok_by_task, std::vector<bool>(5, true));
 }
 
 // Two children that each wait for a byte from the other: they finish only if they run at once.

@@ -218,7 +218,7 @@ TEST(SimBbrKeepAlive, AnIdleKeepAliveConnectionDoesNotProbeRtt) {
 TEST(SimBbrPacing, AWarmResponsePacesOnePercentBelowTheBottleneck) {
   // Linux's BBR paces 1 % below its bandwidth estimate (bbr_pacing_margin_percent). A warm
   // connection's 400 KiB response fits in its window and, after an idle, goes out at gain 1: its
-  // 283 packets take 34.0 ms on the 100 Mbit/s line, paced 1 % slower 34.4 ms, plus one RTT and
+  // 283 packets take 34.0 ms on the 100 Mbit/s line, paced 1 % slower 34.3 ms, plus one RTT and
   // the server's time. At the estimate itself (ns-3's TcpBbr), the line alone sets the time.
   Bench b(with_bbr_server(path()));
   b.connect();
