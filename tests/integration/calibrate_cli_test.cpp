@@ -98,6 +98,36 @@ TEST_F(CalibrateCli, ValidateWritesByteIdenticalFilesAcrossRunsAndJobs) {
   }
 }
 
+// `validate` takes twinbench's own results.csv (the reference columns, then min..max and runs):
+// the model's own output, validated against the same model and profile, is matched in every cell,
+// five-number summaries included.
+TEST_F(CalibrateCli, ValidateTakesItsOwnResultsCsvAndTheModelMatchesItself) {
+  std::string out, err;
+  ASSERT_EQ(run({"run", "--profile", "lightsail-2026", "--runs", "2", "--out", (dir_ / "run").string(), "-q"}, &out,
+                &err),
+            0)
+      << err;
+  ASSERT_EQ(run({"validate", (dir_ / "run" / "results.csv").string(), "--profile", "lightsail-2026", "--runs", "2",
+                 "--out", (dir_ / "v").string(), "-q"},
+                &out, &err),
+            0)
+      << err;
+  EXPECT_NE(out.find("24 cells: 24 within one frame"), std::string::npos) << out;
+  EXPECT_NE(out.find("24 of the 24 cells with a measured five-number summary"), std::string::npos) << out;
+  std::ifstream csv(dir_ / "v" / "reproduction.csv");
+  std::string line;
+  std::getline(csv, line);
+  ASSERT_EQ(line, "scenario,fps,body_bytes,variant,median_ms,measured_ms,simulated_ms");
+  int rows = 0;
+  while (std::getline(csv, line)) {
+    ++rows;
+    const auto last = line.rfind(',');
+    const auto before = line.rfind(',', last - 1);
+    EXPECT_EQ(line.substr(before + 1, last - before - 1), line.substr(last + 1)) << line;
+  }
+  EXPECT_EQ(rows, 24);
+}
+
 // Fewer rounds than the protocol are said in the report; a quote in a path or title does not
 // break the plot (gnuplot's quoting).
 TEST_F(CalibrateCli, ValidateWithFewerRoundsSaysSoAndPlotsPathsWithQuotes) {
