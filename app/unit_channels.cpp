@@ -13,6 +13,8 @@ namespace tb::app {
 
 namespace {
 
+// A frame: the unit's index and the length (4 bytes each, host order: both ends are this
+// process or its fork), then the serialized Sample.
 std::string channel_frame(std::uint32_t unit, const twinbench::Sample& sample) {
   const std::string bytes = sample.SerializeAsString();
   const auto length = static_cast<std::uint32_t>(bytes.size());
@@ -20,6 +22,22 @@ std::string channel_frame(std::uint32_t unit, const twinbench::Sample& sample) {
   std::memcpy(frame.data(), &unit, 4);
   std::memcpy(frame.data() + 4, &length, 4);
   return frame + bytes;
+}
+
+// Hands each whole frame at the start of `buffer` to `take` (false: the sample did not parse),
+// then erases them at once; a partial frame stays for the next read.
+template <typename Take>
+void take_whole_frames(std::string& buffer, Take&& take) {
+  std::size_t at = 0;
+  for (std::uint32_t length = 0; buffer.size() - at >= 8; at += 8 + std::size_t{length}) {
+    std::uint32_t unit = 0;
+    std::memcpy(&unit, buffer.data() + at, 4);
+    std::memcpy(&length, buffer.data() + at + 4, 4);
+    if (buffer.size() - at - 8 < length) break;
+    twinbench::Sample sample;
+    take(unit, sample.ParseFromArray(buffer.data() + at + 8, static_cast<int>(length)), sample);
+  }
+  buffer.erase(0, at);
 }
 
 }  // namespace
@@ -65,16 +83,9 @@ void SampleChannel::receive(int timeout_ms, const Receiver& receive) {
     if (n <= 0) break;
     pending_.append(buffer, static_cast<std::size_t>(n));
   }
-  std::size_t at = 0;  // the frames taken, erased once at the end
-  for (std::uint32_t length = 0; pending_.size() - at >= 8; at += 8 + std::size_t{length}) {
-    std::uint32_t unit = 0;
-    std::memcpy(&unit, pending_.data() + at, 4);
-    std::memcpy(&length, pending_.data() + at + 4, 4);
-    if (pending_.size() - at - 8 < length) break;
-    twinbench::Sample sample;
-    if (sample.ParseFromArray(pending_.data() + at + 8, static_cast<int>(length))) receive(unit, sample);
-  }
-  pending_.erase(0, at);
+  take_whole_frames(pending_, [&](std::uint32_t unit, bool parsed, const twinbench::Sample& sample) {
+    if (parsed) receive(unit, sample);
+  });
 }
 
 SpanFeed::SpanFeed() {
@@ -88,10 +99,7 @@ SpanFeed::~SpanFeed() {
 }
 
 void SpanFeed::add(const twinbench::Sample& sample) {
-  const std::string bytes = step_record(sample).SerializeAsString();
-  const auto length = static_cast<std::uint32_t>(bytes.size());
-  pending_.append(reinterpret_cast<const char*>(&length), 4);
-  pending_ += bytes;
+  pending_ += channel_frame(0, step_record(sample));
   flush();
 }
 
@@ -127,17 +135,10 @@ runner::StepSpan SpanFeed::span_of_step(const runner::StepKey& step) {
                                "'s step in round " + std::to_string(step.round));
     }
     received_.append(buffer, static_cast<std::size_t>(n));
-    std::size_t at = 0;
-    for (std::uint32_t length = 0; received_.size() - at >= 4; at += 4 + length) {
-      std::memcpy(&length, received_.data() + at, 4);
-      if (received_.size() - at - 4 < length) break;
-      twinbench::Sample sample;
-      if (!sample.ParseFromArray(received_.data() + at + 4, static_cast<int>(length))) {
-        throw std::runtime_error("a malformed span from another simulation");
-      }
+    take_whole_frames(received_, [&](std::uint32_t, bool parsed, const twinbench::Sample& sample) {
+      if (!parsed) throw std::runtime_error("a malformed span from another simulation");
       known_.emplace(runner::step_of(sample), runner::span_of(sample));
-    }
-    received_.erase(0, at);
+    });
   }
   return known_.at(step);
 }
