@@ -63,7 +63,10 @@ const BenchPath kPlainPath{
 
 const BenchPath kProfilePath{
     "the lightsail-2026 profile (what reproduce simulates): HTTPS, BBR with pacing, its link",
-    [](twinbench::Scenario& s) { tb::app::apply_profile(s, tb::app::load_profile("lightsail-2026")); },
+    [](twinbench::Scenario& s) {
+      static const auto profile = tb::app::load_profile("lightsail-2026");  // parsed once
+      tb::app::apply_profile(s, profile);
+    },
     "ns3::TcpBbr", true};
 
 twinbench::Scenario scenario_for(const BenchPath& path, std::uint64_t bytes) {
