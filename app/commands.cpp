@@ -14,6 +14,7 @@
 
 #include "calibrate.hpp"
 #include "embedded.hpp"
+#include "emulated_run.hpp"
 #include "live_backend.hpp"
 #include "reproduce.hpp"
 #include "sim_backend.hpp"
@@ -102,7 +103,7 @@ int run_command(const RunArgs& a) {
     if (!a.pcap.empty() && a.backend != "sim") throw std::invalid_argument("--pcap: only with --backend sim");
     if (a.whole_run && a.backend != "sim") throw std::invalid_argument("--whole-run: only with --backend sim");
     scenario::validate_scenario(scenario, origin);
-    if (a.backend == "sim") require_simulatable(scenario, origin);
+    if (a.backend != "live") require_simulatable(scenario, origin);
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
@@ -117,6 +118,24 @@ int run_command(const RunArgs& a) {
     };
   }
   if (a.backend == "sim") return finish_run(simulate(scenario, options, a), out, a.quiet);
+  if (a.backend == "emulated") {
+    std::optional<twinbench::ResultSet> results;
+    try {
+      results = run_emulated(scenario, options, a.nodelay);
+    } catch (const PathUnavailable& e) {
+      std::cerr << "error: " << e.what() << "\n";
+      return 2;
+    } catch (const std::exception& e) {
+      std::cerr << "error: " << e.what() << "\n";
+    }
+    if (results && !a.quiet) {
+      const auto& path = results->run().emulated();
+      std::cerr << fmt::format("emulated path: {} packets, lateness p50 {:.0f} us, p99 {:.0f} us (limit {:.0f}){}\n",
+                               path.packets(), path.lateness_p50_us(), path.lateness_p99_us(),
+                               path.lateness_limit_us(), path.valid() ? "" : ": INVALID, " + path.invalid_reason());
+    }
+    return finish_run(std::move(results), out, a.quiet);
+  }
 
   std::optional<live::LiveServer> own_server;
   std::string base_url = a.server.empty() ? scenario.target().base_url() : a.server;
@@ -252,8 +271,9 @@ int main_with_args(const std::vector<std::string>& args) {
   auto* run_cmd = app.add_subcommand("run", "Run a scenario and write results.json, results.csv, results.md");
   run_cmd->add_option("scenario", run.scenario,
                       "Scenario textproto file (default: the published latency scenario, built in)");
-  run_cmd->add_option("--backend", run.backend, "live (real sockets) or sim (ns-3 simulated network)")
-      ->check(CLI::IsMember({"live", "sim"}));
+  run_cmd->add_option("--backend", run.backend, "sim (ns-3 simulated network), emulated (real kernel TCP through an emulated link; "
+                 "needs CAP_NET_ADMIN) or live (real sockets to a server)")
+      ->check(CLI::IsMember({"live", "sim", "emulated"}));
   run_cmd->add_option("--server", run.server, "Base URL of a server to measure; default: start one on loopback");
   run_cmd->add_option("--out", run.out, "Output directory (default out/<scenario>-<backend>)");
   run_cmd->add_flag("--nodelay", run.nodelay, "Set TCP_NODELAY on the server this command starts");

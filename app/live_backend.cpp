@@ -5,8 +5,9 @@
 
 namespace tb::app {
 
-LiveBackend::LiveBackend()
-    : backend_{scheduler_, threads_, transports_, resolver_, sinks_,
+LiveBackend::LiveBackend(live::TransportOptions transport_options)
+    : transports_(io_, transport_options),
+      backend_{scheduler_, threads_, transports_, resolver_, sinks_,
                [this](const std::function<bool()>& done, Duration timeout) {
                  return scheduler_.run_until(done, timeout);
                },

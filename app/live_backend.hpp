@@ -15,12 +15,12 @@ namespace tb::app {
 
 class LiveBackend {
  public:
-  LiveBackend();
+  explicit LiveBackend(live::TransportOptions transport_options = {});
   runner::Backend& backend() { return backend_; }
 
  private:
   live::IoThread io_;
-  live::AsioTransportFactory transports_{io_};
+  live::AsioTransportFactory transports_;
   live::AsioResolver resolver_{io_};
   live::RealtimeScheduler scheduler_;
   live::StdThreads threads_;

@@ -10,6 +10,8 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
 
+#include "twinbench/live/socket_options.hpp"
+
 namespace tb::live {
 namespace {
 
@@ -166,6 +168,15 @@ void AsioTransport::connect(const Endpoint& to) {
   // No TCP_NODELAY: Godot's StreamPeerTCP leaves Nagle on, and its interaction with delayed ACKs
   // is part of what the bench measures.
   asio::post(state_->socket.get_executor(), [self = state_, ep = tcp::endpoint(address, to.port)] {
+    if (!self->options.congestion_control.empty()) {
+      std::lock_guard lock(self->mutex);
+      boost::system::error_code open_ec;
+      self->socket.open(ep.protocol(), open_ec);
+      if (open_ec) return self->fail("open", open_ec);
+      if (!set_congestion_control(self->socket.native_handle(), self->options.congestion_control))
+        return self->fail("setsockopt(TCP_CONGESTION, " + self->options.congestion_control + ")",
+                          boost::system::error_code(errno, boost::system::system_category()));
+    }
     self->socket.async_connect(ep, [self](const boost::system::error_code& ec) {
       {
         std::lock_guard lock(self->mutex);

@@ -24,6 +24,8 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 
+#include "twinbench/live/socket_options.hpp"
+
 namespace tb::live {
 namespace {
 
@@ -208,6 +210,11 @@ LiveServer::Impl::Impl(ServerOptions opts) : options(std::move(opts)) {
   // Lets a restarted server rebind while old connections sit in TIME_WAIT.
   acceptor.set_option(asio::socket_base::reuse_address(true), ec);
   if (ec) throw_listen_error(ec, "set SO_REUSEADDR on", where);
+  if (!options.congestion_control.empty() &&
+      !set_congestion_control(acceptor.native_handle(), options.congestion_control)) {
+    throw_listen_error(error_code(errno, boost::system::system_category()),
+                       "set TCP_CONGESTION " + options.congestion_control + " on", where);
+  }
   acceptor.bind(endpoint, ec);
   if (ec) throw_listen_error(ec, "bind", where);
   acceptor.listen(asio::socket_base::max_listen_connections, ec);

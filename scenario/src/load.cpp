@@ -131,7 +131,7 @@ void check_tcp(const Checker& check, const Node& node, const twinbench::Tcp& tcp
 }
 
 // The simulated network, when a scenario has one (live runs ignore it). Unset fields take the
-// defaults of tb::sim::resolve (docs/tcp-model.md), except the link rates, which have none.
+// defaults of tb::scenario::resolve (docs/tcp-model.md), except the link rates, which have none.
 void check_network(const Checker& check, const Node& node, const twinbench::Network& network) {
   const Node link = node.child("link");
   const auto& l = network.link();

@@ -499,18 +499,18 @@ void LinuxTcpSocket::cleanup_after_read(std::uint32_t copied) {
 
 namespace {
 
-ns3::TypeId congestion_type(CongestionControl cc) {
+ns3::TypeId congestion_type(scenario::CongestionControl cc) {
   switch (cc) {
-    case CongestionControl::kBbr: return LinuxBbr::GetTypeId();
-    case CongestionControl::kNewReno: return ns3::TcpNewReno::GetTypeId();
-    case CongestionControl::kCubic: break;
+    case scenario::CongestionControl::kBbr: return LinuxBbr::GetTypeId();
+    case scenario::CongestionControl::kNewReno: return ns3::TcpNewReno::GetTypeId();
+    case scenario::CongestionControl::kCubic: break;
   }
   return ns3::TcpCubic::GetTypeId();
 }
 
 }  // namespace
 
-Ptr<LinuxTcpSocket> create_tcp_socket(Ptr<ns3::Node> node, const ResolvedTcp& tcp, std::uint32_t mtu_bytes,
+Ptr<LinuxTcpSocket> create_tcp_socket(Ptr<ns3::Node> node, const scenario::ResolvedTcp& tcp, std::uint32_t mtu_bytes,
                                       std::int64_t stream) {
   auto socket = ns3::CreateObject<LinuxTcpSocket>();
   ns3::ObjectFactory factory(congestion_type(tcp.congestion_control).GetName());

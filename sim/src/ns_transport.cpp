@@ -115,7 +115,7 @@ void NsTransport::notify() {
   notify_event_ = ns3::Simulator::ScheduleNow([this] { (*on_activity_)(); });
 }
 
-NsTransportFactory::NsTransportFactory(Ptr<ns3::Node> node, ResolvedTcp tcp, std::uint32_t mtu_bytes,
+NsTransportFactory::NsTransportFactory(Ptr<ns3::Node> node, scenario::ResolvedTcp tcp, std::uint32_t mtu_bytes,
                                        std::int64_t first_stream)
     : node_(std::move(node)), tcp_(tcp), mtu_bytes_(mtu_bytes), next_stream_(first_stream) {}
 

@@ -117,7 +117,7 @@ struct Policer {
   std::uint64_t burst_bytes = 0;
 };
 
-Ptr<ns3::PointToPointNetDevice> add_device(Ptr<ns3::Node> node, double mbps, const QueueLimit& queue,
+Ptr<ns3::PointToPointNetDevice> add_device(Ptr<ns3::Node> node, double mbps, const scenario::QueueLimit& queue,
                                            std::uint32_t mtu, double loss_rate, std::int64_t loss_stream,
                                            const Policer& policer = {}) {
   auto device = ns3::CreateObject<ns3::PointToPointNetDevice>();
@@ -245,7 +245,7 @@ class ServedConnection {
 // socket.
 class BenchmarkServerApp : public ns3::Application {
  public:
-  BenchmarkServerApp(const ResolvedTcp& tcp, std::uint32_t mtu, tb::server::ServerConfig config, SimTls tls,
+  BenchmarkServerApp(const scenario::ResolvedTcp& tcp, std::uint32_t mtu, tb::server::ServerConfig config, SimTls tls,
                      ns3::Time think)
       : tcp_(tcp), mtu_(mtu), config_(config), tls_(std::move(tls)), think_(think) {}
 
@@ -273,7 +273,7 @@ class BenchmarkServerApp : public ns3::Application {
     connections_.push_back(std::make_unique<ServedConnection>(socket, config_, tls_, think_, requests_served_));
   }
 
-  ResolvedTcp tcp_;
+  scenario::ResolvedTcp tcp_;
   std::uint32_t mtu_;
   tb::server::ServerConfig config_;
   SimTls tls_;
@@ -286,9 +286,9 @@ class BenchmarkServerApp : public ns3::Application {
 
 SimNetwork::SimNetwork(const twinbench::Network& config, std::uint64_t seed, tb::server::ServerConfig server,
                        SimTls tls)
-    : link_(resolve(config.link())) {
-  const ResolvedTcp client_tcp = resolve(config.client_tcp());
-  const ResolvedTcp server_tcp = resolve(config.server_tcp());
+    : link_(scenario::resolve(config.link())) {
+  const scenario::ResolvedTcp client_tcp = scenario::resolve(config.client_tcp());
+  const scenario::ResolvedTcp server_tcp = scenario::resolve(config.server_tcp());
   if (!(config.server_think_ms() >= 0)) throw std::invalid_argument("network.server_think_ms: negative");
   ns3::RngSeedManager::SetSeed(1);
   ns3::RngSeedManager::SetRun(seed);

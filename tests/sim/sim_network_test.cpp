@@ -362,7 +362,7 @@ TEST(SimTimeWait, TheSideThatClosesFirstHoldsTimeWaitForSixtySeconds) {
   SimulationScope scope(1);
   NsScheduler scheduler;
   SimNetwork net(path(), 1);
-  auto socket = create_tcp_socket(net.client_node(), resolve(twinbench::Tcp{}), net.link().mtu_bytes, 1);
+  auto socket = create_tcp_socket(net.client_node(), scenario::resolve(twinbench::Tcp{}), net.link().mtu_bytes, 1);
   using State = ns3::TcpSocket::TcpStates_t;
   std::optional<Time> time_wait;
   std::optional<Time> closed;

@@ -16,6 +16,8 @@ struct TransportOptions {
   std::size_t receive_buffer_limit = std::size_t{4} << 20;
   // Bytes accepted by write_some() but not yet handed to the kernel.
   std::size_t send_buffer_limit = std::size_t{4} << 20;
+  // setsockopt(TCP_CONGESTION) before connecting ("cubic", "bbr"); empty: the kernel's default.
+  std::string congestion_control;
 };
 
 class AsioTransport final : public Transport {

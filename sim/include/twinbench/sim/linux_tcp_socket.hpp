@@ -30,7 +30,7 @@
 #include <ns3/node.h>
 #include <ns3/tcp-socket-base.h>
 
-#include "twinbench/sim/tcp_config.hpp"
+#include "twinbench/scenario/network.hpp"
 
 namespace tb::sim {
 
@@ -60,7 +60,7 @@ class LinuxTcpSocket : public ns3::TcpSocketBase {
   uint32_t GetRcvBufSize() const override;
 
  private:
-  friend ns3::Ptr<LinuxTcpSocket> create_tcp_socket(ns3::Ptr<ns3::Node>, const ResolvedTcp&, std::uint32_t,
+  friend ns3::Ptr<LinuxTcpSocket> create_tcp_socket(ns3::Ptr<ns3::Node>, const scenario::ResolvedTcp&, std::uint32_t,
                                                     std::int64_t);
   void restart_window_if_idle();
   void cleanup_after_read(std::uint32_t copied);
@@ -122,7 +122,7 @@ class LinuxTcpSocket : public ns3::TcpSocketBase {
 // A socket on `node` configured with `tcp` for a path of `mtu_bytes`, like TcpL4Protocol's
 // CreateSocket but of this class. `stream` fixes the random stream of congestion controls that
 // draw random numbers (BBR's gain cycle phase), for determinism.
-ns3::Ptr<LinuxTcpSocket> create_tcp_socket(ns3::Ptr<ns3::Node> node, const ResolvedTcp& tcp, std::uint32_t mtu_bytes,
+ns3::Ptr<LinuxTcpSocket> create_tcp_socket(ns3::Ptr<ns3::Node> node, const scenario::ResolvedTcp& tcp, std::uint32_t mtu_bytes,
                                            std::int64_t stream);
 
 }  // namespace tb::sim

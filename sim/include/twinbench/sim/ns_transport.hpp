@@ -13,7 +13,7 @@
 
 #include "twinbench/clientcore/transport.hpp"
 #include "twinbench/sim/linux_tcp_socket.hpp"
-#include "twinbench/sim/tcp_config.hpp"
+#include "twinbench/scenario/network.hpp"
 
 namespace tb::sim {
 
@@ -62,13 +62,13 @@ class NsTransport : public tb::Transport {
 // Creates NsTransports on the client node, each with its own socket.
 class NsTransportFactory : public tb::TransportFactory {
  public:
-  NsTransportFactory(ns3::Ptr<ns3::Node> node, ResolvedTcp tcp, std::uint32_t mtu_bytes, std::int64_t first_stream);
+  NsTransportFactory(ns3::Ptr<ns3::Node> node, scenario::ResolvedTcp tcp, std::uint32_t mtu_bytes, std::int64_t first_stream);
   std::unique_ptr<Transport> create() override;
   void set_activity_callback(ActivityCallback callback);
 
  private:
   ns3::Ptr<ns3::Node> node_;
-  ResolvedTcp tcp_;
+  scenario::ResolvedTcp tcp_;
   std::uint32_t mtu_bytes_;
   std::int64_t next_stream_;
   std::shared_ptr<ActivityCallback> on_activity_ = std::make_shared<ActivityCallback>();

@@ -15,7 +15,7 @@
 #include "twinbench/servercore/server_connection.hpp"
 #include "twinbench/servercore/tls_server.hpp"
 #include "twinbench/sim/ns_transport.hpp"
-#include "twinbench/sim/tcp_config.hpp"
+#include "twinbench/scenario/network.hpp"
 
 namespace tb::sim {
 
@@ -55,13 +55,13 @@ class SimNetwork {
   // destroyed (run_simulated publishes them only then).
   void capture(const std::string& prefix);
 
-  const ResolvedLink& link() const { return link_; }
+  const scenario::ResolvedLink& link() const { return link_; }
   // The hosts, for installing other applications on the same path (benchmarks, experiments).
   ns3::Ptr<ns3::Node> client_node() const { return client_; }
   ns3::Ptr<ns3::Node> server_node() const { return server_; }
 
  private:
-  ResolvedLink link_;
+  scenario::ResolvedLink link_;
   ns3::Ptr<ns3::Node> client_;
   ns3::Ptr<ns3::Node> server_;
   ns3::Ptr<ns3::NetDevice> client_device_;

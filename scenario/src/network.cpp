@@ -1,11 +1,11 @@
-#include "twinbench/sim/tcp_config.hpp"
+#include "twinbench/scenario/network.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
 
-namespace tb::sim {
+namespace tb::scenario {
 namespace {
 
 QueueLimit queue_limit(const twinbench::Link& link, double mbps, double rtt_ms, std::uint32_t mtu) {
@@ -69,4 +69,4 @@ ResolvedLink resolve(const twinbench::Link& link) {
   return r;
 }
 
-}  // namespace tb::sim
+}  // namespace tb::scenario

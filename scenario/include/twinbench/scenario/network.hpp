@@ -1,11 +1,12 @@
 #pragma once
-// The simulated network's parameters with every default filled in, in one place. Defaults follow
-// Linux (docs/tcp-model.md names the source of each), not ns-3.37, whose defaults differ.
+// A scenario network's parameters with every default filled in, in one place, for both twins
+// (the ns-3 path and the emulated path). Defaults follow Linux (docs/tcp-model.md names the source
+// of each), not ns-3.37, whose defaults differ.
 #include <cstdint>
 
 #include "scenario.pb.h"
 
-namespace tb::sim {
+namespace tb::scenario {
 
 enum class CongestionControl { kCubic, kBbr, kNewReno };
 
@@ -53,4 +54,4 @@ ResolvedTcp resolve(const twinbench::Tcp& tcp);
 ResolvedLink resolve(const twinbench::Link& link);
 inline constexpr std::uint32_t kMinQueuePackets = 100;
 
-}  // namespace tb::sim
+}  // namespace tb::scenario

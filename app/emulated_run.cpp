@@ -1,0 +1,150 @@
+#include "emulated_run.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "live_backend.hpp"
+#include "tls_setup.hpp"
+#include "twinbench/emulated/emulated_path.hpp"
+#include "twinbench/live/server.hpp"
+#include "twinbench/scenario/network.hpp"
+
+namespace tb::app {
+namespace {
+
+using twinbench::EmulatedPath;
+
+void add_settings(EmulatedPath& info, const std::string& side, const std::vector<emulated::AppliedSetting>& settings) {
+  for (const auto& s : settings) {
+    auto* out = info.add_settings();
+    out->set_side(side);
+    out->set_field(s.field);
+    out->set_value(s.value);
+    out->set_applied(s.applied);
+    out->set_how(s.how);
+  }
+}
+
+// What of the scenario the emulated path does not model, stated rather than dropped.
+void add_path_gaps(EmulatedPath& info, const twinbench::Scenario& scenario, const scenario::ResolvedTcp& client_tcp) {
+  auto gap = [&](const std::string& side, const std::string& field, const std::string& value, const std::string& how) {
+    auto* out = info.add_settings();
+    out->set_side(side);
+    out->set_field(field);
+    out->set_value(value);
+    out->set_applied(false);
+    out->set_how(how);
+  };
+  const auto& network = scenario.network();
+  if (network.server_think_ms() > 0)
+    gap("server", "server_think_ms", fmt::format("{:g}", network.server_think_ms()),
+        "not applied: the live server answers as soon as it has the request");
+  if (network.resolve_ms() > 0)
+    gap("client", "resolve_ms", fmt::format("{:g}", network.resolve_ms()),
+        "not applied: the client connects to an address literal");
+  if (scenario.has_tls() && scenario.tls().handshake_cpu_ms() > 0)
+    gap("server", "tls.handshake_cpu_ms", fmt::format("{:g}", scenario.tls().handshake_cpu_ms()),
+        "not applied: the handshake costs what it costs on this machine's CPU");
+  if (client_tcp.nodelay)
+    gap("client", "nodelay", "true", "not applied: the client never sets TCP_NODELAY, like Godot");
+}
+
+// 2 % of the smaller of the round trip and the shortest capped frame (none: of the round trip).
+double lateness_limit_us(const twinbench::Scenario& scenario, const scenario::ResolvedLink& link) {
+  double period_ms = link.client_to_server_delay_ms + link.server_to_client_delay_ms;
+  for (const auto fps : scenario.frame_caps()) {
+    if (fps > 0) period_ms = period_ms > 0 ? std::min(period_ms, 1000.0 / fps) : 1000.0 / fps;
+  }
+  return period_ms * 1e3 * 0.02;
+}
+
+}  // namespace
+
+twinbench::ResultSet run_emulated(const twinbench::Scenario& scenario, runner::RunOptions options, bool server_nodelay) {
+  emulated::PathConfig config;
+  config.link = scenario::resolve(scenario.network().link());
+  config.client_tcp = scenario::resolve(scenario.network().client_tcp());
+  config.server_tcp = scenario::resolve(scenario.network().server_tcp());
+  config.server_tcp.nodelay = config.server_tcp.nodelay || server_nodelay;
+  config.seed = options.seed;
+  std::vector<std::string> congestion_controls{emulated::kernel_congestion_control(config.client_tcp.congestion_control)};
+  if (const auto cc = emulated::kernel_congestion_control(config.server_tcp.congestion_control); cc != congestion_controls[0])
+    congestion_controls.push_back(cc);
+  if (const auto missing = emulated::check_needs(congestion_controls))
+    throw PathUnavailable(missing->message + " [step: " + missing->step + "]");
+
+  live::ServerOptions server_options;
+  server_options.bind_address = emulated::kServerAddress;
+  server_options.port = kEmulatedServerPort;
+  server_options.nodelay = config.server_tcp.nodelay;
+  server_options.congestion_control = emulated::kernel_congestion_control(config.server_tcp.congestion_control);
+  std::string scheme = "http";
+  if (uses_tls(scenario)) {
+    TlsSetup tls = make_tls_setup(scenario, {emulated::kServerAddress});
+    server_options.tls = tls.server;
+    options.tls = tls.client;
+    scheme = "https";
+  }
+  options.base_url = fmt::format("{}://{}:{}", scheme, emulated::kServerAddress, kEmulatedServerPort);
+  options.server_nodelay = config.server_tcp.nodelay;
+
+  auto server = [&](const std::function<void()>& ready, int) {
+    live::LiveServer own(server_options);
+    ready();
+    own.run_foreground();  // until SIGTERM
+    return 0;
+  };
+  auto client = [&](const std::function<void()>& ready, int out_fd) {
+    ready();
+    live::TransportOptions transport;
+    transport.congestion_control = emulated::kernel_congestion_control(config.client_tcp.congestion_control);
+    LiveBackend live(transport);
+    const twinbench::ResultSet results = runner::run_scenario(scenario, live.backend(), options);
+    std::string bytes;
+    results.SerializeToString(&bytes);
+    for (std::size_t done = 0; done < bytes.size();) {
+      const ssize_t n = ::write(out_fd, bytes.data() + done, bytes.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return 1;
+      done += static_cast<std::size_t>(n);
+    }
+    return 0;
+  };
+
+  emulated::EmulatedPath path(config, server, client);
+  const std::string bytes = path.client_output();
+  const int status = path.client_status();
+  const emulated::PathReport report = path.finish();
+  twinbench::ResultSet results;
+  if (status != 0 || !results.ParseFromString(bytes))
+    throw std::runtime_error(fmt::format("the emulated run's client side failed (status {})", status));
+
+  EmulatedPath& info = *results.mutable_run()->mutable_emulated();
+  results.mutable_run()->set_backend("emulated");
+  add_settings(info, "client", report.client_settings);
+  add_settings(info, "server", report.server_settings);
+  add_path_gaps(info, scenario, config.client_tcp);
+  info.set_lateness_p50_us(report.lateness.p50_us);
+  info.set_lateness_p99_us(report.lateness.p99_us);
+  info.set_lateness_max_us(report.lateness.max_us);
+  info.set_packets(report.uplink.packets + report.downlink.packets);
+  info.set_queue_drops(report.uplink.queue_drops + report.downlink.queue_drops);
+  info.set_policer_drops(report.uplink.policer_drops + report.downlink.policer_drops);
+  info.set_losses(report.uplink.losses + report.downlink.losses);
+  const double limit = lateness_limit_us(scenario, config.link);
+  info.set_lateness_limit_us(limit);
+  info.set_valid(limit <= 0 || report.lateness.p99_us <= limit);
+  if (!info.valid())
+    info.set_invalid_reason(fmt::format("p99 packet lateness {:.0f} us exceeds {:.0f} us (2 % of the RTT or frame): "
+                                        "the machine was too busy to keep the link's timing",
+                                        report.lateness.p99_us, limit));
+  return results;
+}
+
+}  // namespace tb::app

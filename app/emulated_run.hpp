@@ -1,0 +1,27 @@
+#pragma once
+// A scenario run on the emulated path: the live client core and the live server core, each in its
+// own network namespace with the scenario's kernel TCP settings, joined by the link emulator.
+#include <stdexcept>
+#include <string>
+
+#include "results.pb.h"
+#include "twinbench/runner/run_scenario.hpp"
+
+namespace tb::app {
+
+// The path cannot be built here (no CAP_NET_ADMIN, no namespaces, no TUN, a missing congestion
+// control): a usage error (exit 2), with what is missing and what to do.
+struct PathUnavailable : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// The scenario must be validated and simulatable (a network section). `options.base_url` is set
+// here; `server_nodelay` adds to the scenario's server_tcp.nodelay. Throws PathUnavailable, or
+// std::runtime_error when the run fails.
+twinbench::ResultSet run_emulated(const twinbench::Scenario& scenario, runner::RunOptions options,
+                                  bool server_nodelay = false);
+
+// The port the emulated server listens on, in its own namespace.
+inline constexpr std::uint16_t kEmulatedServerPort = 8927;
+
+}  // namespace tb::app

@@ -1,0 +1,68 @@
+#pragma once
+// Moves packets between the two TUN devices of the emulated path in real time: one thread per
+// direction reads what one side's kernel sends, asks the LinkDirection when it arrives, holds it,
+// and writes it into the other side's TUN when it is due. A thread sleeps until shortly before
+// the next due time and spins the rest (`spin_us`), so packets leave within microseconds of their
+// due time on an idle core; how late each one actually left is recorded and reported.
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "twinbench/emulated/link_model.hpp"
+
+namespace tb::emulated {
+
+struct DirectionStats {
+  std::uint64_t packets = 0;  // read from the sending side
+  std::uint64_t delivered = 0;
+  std::uint64_t queue_drops = 0;
+  std::uint64_t policer_drops = 0;
+  std::uint64_t losses = 0;
+  std::vector<std::int64_t> lateness_ns;  // per delivered packet: when it was written minus when due
+};
+
+struct LatenessSummary {
+  double p50_us = 0;
+  double p99_us = 0;
+  double max_us = 0;
+  std::uint64_t packets = 0;
+};
+LatenessSummary summarize_lateness(const std::vector<const DirectionStats*>& directions);
+
+class LinkEmulator {
+ public:
+  // `client_tun` and `server_tun` stay owned by the caller and must outlive the emulator.
+  LinkEmulator(int client_tun, int server_tun, const DirectionConfig& uplink, const DirectionConfig& downlink,
+               std::int64_t spin_us = 200);
+  ~LinkEmulator();  // stop()
+  LinkEmulator(const LinkEmulator&) = delete;
+  LinkEmulator& operator=(const LinkEmulator&) = delete;
+
+  // Stops both threads (packets still held are dropped) and joins them; idempotent.
+  void stop();
+  // After stop().
+  const DirectionStats& uplink_stats() const { return uplink_.stats; }
+  const DirectionStats& downlink_stats() const { return downlink_.stats; }
+
+ private:
+  struct Direction {
+    int from = -1;
+    int to = -1;
+    LinkDirection link;
+    DirectionStats stats;
+    std::thread thread;
+  };
+  void run(Direction& d);
+
+  std::int64_t spin_ns_;
+  std::atomic<bool> stopping_{false};
+  Direction uplink_;
+  Direction downlink_;
+};
+
+// CLOCK_MONOTONIC in nanoseconds: the emulator's clock.
+std::int64_t monotonic_ns();
+
+}  // namespace tb::emulated

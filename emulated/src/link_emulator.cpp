@@ -1,0 +1,99 @@
+#include "twinbench/emulated/link_emulator.hpp"
+
+#include <poll.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <deque>
+#include <string>
+
+namespace tb::emulated {
+
+std::int64_t monotonic_ns() {
+  timespec t{};
+  ::clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<std::int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+}
+
+LatenessSummary summarize_lateness(const std::vector<const DirectionStats*>& directions) {
+  std::vector<std::int64_t> all;
+  for (const auto* d : directions) all.insert(all.end(), d->lateness_ns.begin(), d->lateness_ns.end());
+  LatenessSummary s;
+  s.packets = all.size();
+  if (all.empty()) return s;
+  std::sort(all.begin(), all.end());
+  auto at = [&](double q) {
+    const auto i = static_cast<std::size_t>(q * static_cast<double>(all.size() - 1) + 0.5);
+    return static_cast<double>(all[std::min(i, all.size() - 1)]) / 1e3;
+  };
+  s.p50_us = at(0.5);
+  s.p99_us = at(0.99);
+  s.max_us = static_cast<double>(all.back()) / 1e3;
+  return s;
+}
+
+LinkEmulator::LinkEmulator(int client_tun, int server_tun, const DirectionConfig& uplink,
+                           const DirectionConfig& downlink, std::int64_t spin_us)
+    : spin_ns_(spin_us * 1000),
+      uplink_{client_tun, server_tun, LinkDirection(uplink), {}, {}},
+      downlink_{server_tun, client_tun, LinkDirection(downlink), {}, {}} {
+  uplink_.thread = std::thread([this] { run(uplink_); });
+  downlink_.thread = std::thread([this] { run(downlink_); });
+}
+
+LinkEmulator::~LinkEmulator() { stop(); }
+
+void LinkEmulator::stop() {
+  stopping_ = true;
+  for (Direction* d : {&uplink_, &downlink_}) {
+    if (d->thread.joinable()) d->thread.join();
+  }
+}
+
+void LinkEmulator::run(Direction& d) {
+  struct Held {
+    std::int64_t due_ns;
+    std::string bytes;
+  };
+  std::deque<Held> held;  // due times never decrease (LinkDirection keeps order)
+  std::string buffer(65536, '\0');
+  while (!stopping_.load(std::memory_order_relaxed)) {
+    // Deliver what is due.
+    std::int64_t now = monotonic_ns();
+    while (!held.empty() && held.front().due_ns <= now) {
+      const Held& h = held.front();
+      while (::write(d.to, h.bytes.data(), h.bytes.size()) < 0 && errno == EINTR) {}
+      // A write that fails (the receiving side is gone, or its queue is full) is a drop there.
+      now = monotonic_ns();
+      d.stats.lateness_ns.push_back(now - h.due_ns);
+      ++d.stats.delivered;
+      held.pop_front();
+    }
+    // Take in what the sender sent, each packet stamped when read.
+    for (;;) {
+      const ssize_t n = ::read(d.from, buffer.data(), buffer.size());
+      if (n <= 0) break;
+      const std::int64_t at = monotonic_ns();
+      ++d.stats.packets;
+      const Verdict v = d.link.offer(at, static_cast<std::size_t>(n));
+      switch (v.fate) {
+        case Fate::kDelivered: held.push_back({v.due_ns, buffer.substr(0, static_cast<std::size_t>(n))}); break;
+        case Fate::kQueueFull: ++d.stats.queue_drops; break;
+        case Fate::kPoliced: ++d.stats.policer_drops; break;
+        case Fate::kLost: ++d.stats.losses; break;
+      }
+    }
+    // Sleep until shortly before the next due time (or a packet comes in), then spin.
+    now = monotonic_ns();
+    std::int64_t sleep_ns = 10'000'000;  // wake up now and then to see stop()
+    if (!held.empty()) sleep_ns = std::min(sleep_ns, held.front().due_ns - now - spin_ns_);
+    if (sleep_ns <= 0) continue;
+    pollfd p{d.from, POLLIN, 0};
+    const timespec timeout{0, static_cast<long>(sleep_ns)};
+    ::ppoll(&p, 1, &timeout, nullptr);
+  }
+}
+
+}  // namespace tb::emulated
