@@ -1,0 +1,219 @@
+// The emulated path with real kernel TCP on both sides: its round trip, IW10, slow start after
+// idle as the kernel does it, and that a killed run leaves nothing behind.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "path_fixture.hpp"
+
+namespace tb::emulated {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr std::uint16_t kPort = 9000;
+
+PathConfig path_40ms(double mbps = 100) {
+  PathConfig c;
+  c.link.client_to_server_delay_ms = 20;
+  c.link.server_to_client_delay_ms = 20;
+  c.link.downlink_mbps = mbps;
+  c.link.uplink_mbps = mbps;
+  c.link.downlink_queue = {1000, 0};
+  c.link.uplink_queue = {1000, 0};
+  c.server_tcp.nodelay = true;
+  return c;
+}
+
+int listen_on_server() {
+  const int s = ::socket(AF_INET, SOCK_STREAM, 0);
+  int one = 1;
+  ::setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  // A socket of its own gets the namespace's default, the host's; these tests are about CUBIC.
+  ::setsockopt(s, IPPROTO_TCP, TCP_CONGESTION, "cubic", 5);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(kPort);
+  ::inet_pton(AF_INET, kServerAddress, &a.sin_addr);
+  if (::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(s, 64) != 0) return -1;
+  return s;
+}
+
+int connect_to_server() {
+  const int s = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(kPort);
+  ::inet_pton(AF_INET, kServerAddress, &a.sin_addr);
+  if (::connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    ::close(s);
+    return -1;
+  }
+  return s;
+}
+
+bool read_exact(int fd, std::size_t n) {
+  std::vector<char> buffer(65536);
+  while (n > 0) {
+    const ssize_t r = ::read(fd, buffer.data(), std::min(n, buffer.size()));
+    if (r <= 0) return false;
+    n -= static_cast<std::size_t>(r);
+  }
+  return true;
+}
+
+bool write_all(int fd, const void* data, std::size_t n) {
+  const char* p = static_cast<const char*>(data);
+  while (n > 0) {
+    const ssize_t w = ::write(fd, p, n);
+    if (w <= 0) return false;
+    p += w;
+    n -= static_cast<std::size_t>(w);
+  }
+  return true;
+}
+
+bool read_exact_into(int fd, std::uint64_t* value) {
+  char* p = reinterpret_cast<char*>(value);
+  for (std::size_t n = sizeof *value; n > 0;) {
+    const ssize_t r = ::read(fd, p, n);
+    if (r <= 0) return false;
+    p += r;
+    n -= static_cast<std::size_t>(r);
+  }
+  return true;
+}
+
+// A server that, on each connection, answers every 8-byte request (a byte count) with that many
+// bytes in one write, Nagle off; it runs until the path stops it.
+int bulk_server(const std::function<void()>& ready, int) {
+  const int listener = listen_on_server();
+  if (listener < 0) return 1;
+  ready();
+  for (;;) {
+    const int c = ::accept(listener, nullptr, nullptr);
+    if (c < 0) return 1;
+    int one = 1;
+    ::setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    std::thread([c] {
+      std::uint64_t n = 0;
+      while (read_exact_into(c, &n)) {
+        std::vector<char> body(n, 'x');
+        if (!write_all(c, body.data(), body.size())) break;
+      }
+      ::close(c);
+    }).detach();
+  }
+}
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// Runs `client` against bulk_server; its output is one number per line.
+std::vector<double> run_client(const PathConfig& config, const std::function<std::vector<double>()>& client) {
+  EmulatedPath path(config, bulk_server, [&](const std::function<void()>& ready, int out) {
+    ready();
+    std::string text;
+    for (double v : client()) text += std::to_string(v) + "\n";
+    return write_all(out, text.data(), text.size()) ? 0 : 1;
+  });
+  const std::string text = path.client_output();
+  EXPECT_EQ(path.client_status(), 0);
+  const PathReport report = path.finish();
+  std::vector<double> values;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = text.find('\n', at);
+    values.push_back(std::stod(text.substr(at, end - at)));
+    at = end + 1;
+  }
+  return values;
+}
+
+double fetch_ms(int s, std::uint64_t bytes) {
+  const auto t0 = Clock::now();
+  if (!write_all(s, &bytes, sizeof bytes) || !read_exact(s, bytes)) return -1;
+  return ms_since(t0);
+}
+
+TEST(EmulatedPath, ConnectTakesOneRoundTripOf40MsWithin1Percent) {
+  TB_REQUIRE_EMULATED_PATH();
+  const auto times = run_client(path_40ms(), [] {
+    std::vector<double> t;
+    for (int i = 0; i < 15; ++i) {
+      const auto t0 = Clock::now();
+      const int s = connect_to_server();
+      t.push_back(s < 0 ? -1 : ms_since(t0));
+      ::close(s);
+    }
+    return t;
+  });
+  ASSERT_EQ(times.size(), 15u);
+  std::vector<double> sorted = times;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_GT(sorted.front(), 0) << "a connect failed";
+  EXPECT_NEAR(sorted[sorted.size() / 2], 40.0, 0.4);
+}
+
+TEST(EmulatedPath, IW10SendsTenSegmentsInTheFirstRoundTripAndTwentyInTheSecond) {
+  TB_REQUIRE_EMULATED_PATH();
+  // On a fresh connection: 10 segments of 1448 bytes arrive one RTT after the request, 20 more
+  // segments need a second round trip.
+  const auto times = run_client(path_40ms(), [] {
+    std::vector<double> t;
+    for (std::uint64_t bytes : {10u * 1448, 20u * 1448}) {
+      const int s = connect_to_server();
+      t.push_back(fetch_ms(s, bytes));
+      ::close(s);
+    }
+    return t;
+  });
+  ASSERT_EQ(times.size(), 2u);
+  EXPECT_NEAR(times[0], 40, 3) << "10 segments: one round trip";
+  EXPECT_NEAR(times[1], 80, 4) << "20 segments: two round trips";
+}
+
+// After 2 s idle (10 RTOs) a CUBIC sender with slow start after idle restarts from its initial
+// window; without, it keeps the window it grew.
+double after_idle_ms(bool slow_start_after_idle) {
+  PathConfig config = path_40ms();
+  config.server_tcp.slow_start_after_idle = slow_start_after_idle;
+  const auto times = run_client(config, [] {
+    const int s = connect_to_server();
+    fetch_ms(s, 2u << 20);  // grows the window
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    const double t = fetch_ms(s, 300u << 10);
+    ::close(s);
+    return std::vector<double>{t};
+  });
+  return times.empty() ? -1 : times[0];
+}
+
+TEST(EmulatedPath, SlowStartAfterIdleRestartsTheWindowOnlyWhenOn) {
+  TB_REQUIRE_EMULATED_PATH();
+  const double on = after_idle_ms(true);
+  const double off = after_idle_ms(false);
+  // 300 KiB is 212 segments: from IW10 that is 5 round trips (10, 20, 40, 80, 160); with the
+  // grown window one round trip plus 25 ms on the wire at 100 Mbit/s.
+  EXPECT_GT(on, 180) << "restarted from the initial window";
+  EXPECT_LT(off, 90) << "kept the grown window";
+}
+
+TEST(EmulatedPath, TheNeedsAreCheckedInOrderAndAMissingCongestionControlIsNamed) {
+  TB_REQUIRE_EMULATED_PATH();
+  const auto missing = check_needs({"cubic", "no_such_cc"});
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->step, "tcp_congestion");
+  EXPECT_NE(missing->message.find("no_such_cc"), std::string::npos) << missing->message;
+}
+
+}  // namespace
+}  // namespace tb::emulated

@@ -1,0 +1,176 @@
+// Scenarios on the emulated path against the same scenarios in simulation: the client models and
+// server core over real kernel TCP give the frame counts the simulation gives, and Nagle against
+// delayed ACK stalls a kept-alive exchange as the kernel does.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "emulated_run.hpp"
+#include "path_fixture.hpp"
+#include "sim_backend.hpp"
+#include "twinbench/scenario/load.hpp"
+#include "twinbench/scenario/stats.hpp"
+
+namespace tb {
+namespace {
+
+using Cell = std::tuple<std::string, std::uint32_t, std::uint64_t>;  // variant, fps, bytes
+
+std::map<Cell, double> median_frames(const twinbench::ResultSet& results) {
+  std::map<Cell, std::vector<double>> frames;
+  for (const auto& s : results.samples()) {
+    EXPECT_EQ(s.result(), "success") << s.variant() << " " << s.error();
+    if (!s.warmup()) frames[{s.variant(), s.fps(), s.body_bytes()}].push_back(static_cast<double>(s.frames()));
+  }
+  std::map<Cell, double> medians;
+  for (auto& [cell, f] : frames) {
+    std::sort(f.begin(), f.end());
+    medians[cell] = f.size() % 2 ? f[f.size() / 2] : (f[f.size() / 2 - 1] + f[f.size() / 2]) / 2;
+  }
+  return medians;
+}
+
+TEST(EmulatedRun, FrameGatingAt40MsGivesTheSimulatedFrameCounts) {
+  TB_REQUIRE_EMULATED_PATH();
+  auto s = scenario::load_scenario(std::string(TWINBENCH_SOURCE_DIR) + "/scenarios/examples/frame_gating.textproto");
+  auto* link = s.mutable_network()->mutable_link();
+  link->set_client_to_server_delay_ms(20);
+  link->set_server_to_client_delay_ms(20);
+  link->set_downlink_mbps(100);
+  link->set_uplink_mbps(100);
+  link->set_mtu_bytes(1500);
+  s.set_runs(3);
+  const auto simulated = median_frames(app::run_simulated(s, runner::RunOptions{}, 1));
+  const auto emulated = median_frames(app::run_emulated(s, runner::RunOptions{}));
+  ASSERT_EQ(simulated.size(), emulated.size());
+  int equal = 0;
+  for (const auto& [cell, frames] : simulated) {
+    const auto& [variant, fps, bytes] = cell;
+    EXPECT_NEAR(emulated.at(cell), frames, 1.0) << variant << " " << fps << " fps " << bytes << " B";
+    equal += emulated.at(cell) == frames;
+  }
+  // Most cells agree exactly; a cell may sit on a frame boundary, where a fraction of a
+  // millisecond of kernel or scheduling time moves it by one.
+  EXPECT_GE(equal, static_cast<int>(simulated.size()) * 3 / 4);
+}
+
+double kept_alive_ping_ms(bool server_nodelay) {
+  auto s = scenario::parse_scenario(R"(
+      name: "nagle"
+      variants { name: "c3s_coop" client: C3HTTP session: true }
+      frame_caps: [0]
+      body_bytes: [0]
+      runs: 5
+      warmups: 2
+      frame_loop { frame_work_ms: 0.2 }
+      network {
+        link { client_to_server_delay_ms: 5 server_to_client_delay_ms: 5 downlink_mbps: 100 uplink_mbps: 100 }
+      }
+  )", "nagle");
+  const auto results = app::run_emulated(s, runner::RunOptions{}, server_nodelay);
+  std::vector<double> times;
+  for (const auto& sample : results.samples()) {
+    EXPECT_EQ(sample.result(), "success") << sample.error();
+    if (!sample.warmup()) times.push_back(sample.elapsed_ms());
+  }
+  std::sort(times.begin(), times.end());
+  return times.empty() ? -1 : times[times.size() / 2];
+}
+
+TEST(EmulatedRun, NagleAgainstDelayedAckStallsAKeptAliveResponseUnlessTheServerSetsNodelay) {
+  TB_REQUIRE_EMULATED_PATH();
+  // The server writes the head, then the body: with Nagle on, the body waits for the ACK of the
+  // head, which the client delays (Linux: 40 ms minimum ATO) once out of quick-ACK mode.
+  const double nagle = kept_alive_ping_ms(false);
+  const double nodelay = kept_alive_ping_ms(true);
+  EXPECT_LT(nodelay, 10 + 3) << "one round trip";
+  EXPECT_GT(nagle, nodelay + 25) << "the delayed-ACK stall";
+}
+
+// Every process in the tree under `pid`, and the network namespaces they are in.
+void descendants(pid_t pid, std::set<pid_t>& pids, std::set<std::string>& namespaces) {
+  std::ifstream children("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
+  for (pid_t child; children >> child;) {
+    pids.insert(child);
+    std::error_code ec;
+    namespaces.insert(std::filesystem::read_symlink("/proc/" + std::to_string(child) + "/ns/net", ec).string());
+    descendants(child, pids, namespaces);
+  }
+}
+
+std::set<std::string> interfaces() {
+  std::set<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator("/sys/class/net")) names.insert(e.path().filename());
+  return names;
+}
+
+// Gone, or a zombie waiting for whoever reaps orphans here.
+bool running(pid_t p) {
+  std::ifstream stat("/proc/" + std::to_string(p) + "/stat");
+  std::string pid, name, state;
+  if (!(stat >> pid >> name >> state)) return false;
+  return state != "Z";
+}
+
+bool namespace_in_use(const std::string& ns) {
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    std::error_code ec;
+    if (std::filesystem::read_symlink(e.path() / "ns/net", ec).string() == ns) return true;
+  }
+  return false;
+}
+
+TEST(EmulatedRun, AKilledRunLeavesNoProcessNamespaceOrInterfaceBehind) {
+  TB_REQUIRE_EMULATED_PATH();
+  const auto dir = std::filesystem::temp_directory_path() / ("tb-kill-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto scenario_file = dir / "long.textproto";
+  std::ofstream(scenario_file) << R"(
+      name: "long"
+      variants { name: "c3_coop" client: C3HTTP }
+      frame_caps: [60]
+      body_bytes: [0]
+      runs: 200
+      network { link { client_to_server_delay_ms: 20 server_to_client_delay_ms: 20 downlink_mbps: 10 uplink_mbps: 10 } }
+  )";
+  const auto before = interfaces();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::execl(TWINBENCH_BINARY, "twinbench", "run", scenario_file.c_str(), "--backend", "emulated", "--out",
+            (dir / "out").c_str(), "-q", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  std::set<pid_t> pids;
+  std::set<std::string> namespaces;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (pids.size() < 2 && std::chrono::steady_clock::now() < deadline) {  // both sides up
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    descendants(pid, pids, namespaces);
+  }
+  ASSERT_GE(pids.size(), 2u) << "the run did not start its two sides";
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // mid-run
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  // The children get their death signal from the kernel; give them a moment to exit.
+  const auto gone_by = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (std::chrono::steady_clock::now() < gone_by &&
+         std::any_of(pids.begin(), pids.end(), [](pid_t p) { return running(p); }))
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  for (pid_t p : pids) EXPECT_FALSE(running(p)) << "process " << p << " survived";
+  for (const auto& ns : namespaces) EXPECT_FALSE(namespace_in_use(ns)) << ns << " survived";
+  EXPECT_EQ(interfaces(), before);
+  EXPECT_FALSE(std::filesystem::exists(dir / "out" / "results.json")) << "no result from a killed run";
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace tb
