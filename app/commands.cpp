@@ -15,6 +15,7 @@
 #include "calibrate.hpp"
 #include "embedded.hpp"
 #include "emulated_run.hpp"
+#include "twin_compare.hpp"
 #include "live_backend.hpp"
 #include "reproduce.hpp"
 #include "sim_backend.hpp"
@@ -330,6 +331,9 @@ int main_with_args(const std::vector<std::string>& args) {
   validate_cmd->add_flag("--quiet,-q", validate.quiet, "No progress on stderr");
   validate_cmd->add_option("--runs", validate.runs, "Measured rounds per cell instead of the protocol's (quicker; said in the report)");
 
+  TwinCompareArgs twin_compare;
+  auto* compare_cmd = add_twin_compare_subcommand(app, twin_compare);
+
   CalibrateArgs calibrate;
   calibrate.jobs = std::max(1u, std::thread::hardware_concurrency());
   auto* calibrate_cmd = app.add_subcommand(
@@ -362,6 +366,7 @@ int main_with_args(const std::vector<std::string>& args) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   if (*run_cmd) return run_command(run);
+  if (*compare_cmd) return twin_compare_command(twin_compare);
   if (*sweep_cmd) return sweep_command(sweep);
   if (*merge_cmd) return merge_command(merge);
   if (*reproduce_cmd) return compare_command(reproduce, /*published=*/true);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <iostream>
 #include <optional>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -66,6 +67,15 @@ double lateness_limit_us(const twinbench::Scenario& scenario, const scenario::Re
 
 }  // namespace
 
+std::optional<std::string> run_emulated_preflight(const twinbench::Scenario& scenario) {
+  std::set<std::string> congestion_controls;
+  for (const auto& tcp : {scenario.network().client_tcp(), scenario.network().server_tcp()})
+    congestion_controls.insert(emulated::kernel_congestion_control(scenario::resolve(tcp).congestion_control));
+  if (const auto missing = emulated::check_needs({congestion_controls.begin(), congestion_controls.end()}))
+    return missing->message + " [step: " + missing->step + "]";
+  return std::nullopt;
+}
+
 twinbench::ResultSet run_emulated(const twinbench::Scenario& scenario, runner::RunOptions options, bool server_nodelay) {
   emulated::PathConfig config;
   config.link = scenario::resolve(scenario.network().link());
@@ -73,11 +83,7 @@ twinbench::ResultSet run_emulated(const twinbench::Scenario& scenario, runner::R
   config.server_tcp = scenario::resolve(scenario.network().server_tcp());
   config.server_tcp.nodelay = config.server_tcp.nodelay || server_nodelay;
   config.seed = options.seed;
-  std::vector<std::string> congestion_controls{emulated::kernel_congestion_control(config.client_tcp.congestion_control)};
-  if (const auto cc = emulated::kernel_congestion_control(config.server_tcp.congestion_control); cc != congestion_controls[0])
-    congestion_controls.push_back(cc);
-  if (const auto missing = emulated::check_needs(congestion_controls))
-    throw PathUnavailable(missing->message + " [step: " + missing->step + "]");
+  if (const auto missing = run_emulated_preflight(scenario)) throw PathUnavailable(*missing);
 
   live::ServerOptions server_options;
   server_options.bind_address = emulated::kServerAddress;

@@ -1,6 +1,7 @@
 #pragma once
 // A scenario run on the emulated path: the live client core and the live server core, each in its
 // own network namespace with the scenario's kernel TCP settings, joined by the link emulator.
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -20,6 +21,9 @@ struct PathUnavailable : std::runtime_error {
 // std::runtime_error when the run fails.
 twinbench::ResultSet run_emulated(const twinbench::Scenario& scenario, runner::RunOptions options,
                                   bool server_nodelay = false);
+
+// What stops the path from being built here, with what to do; nothing when it can be.
+std::optional<std::string> run_emulated_preflight(const twinbench::Scenario& scenario);
 
 // The port the emulated server listens on, in its own namespace.
 inline constexpr std::uint16_t kEmulatedServerPort = 8927;

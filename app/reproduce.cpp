@@ -1,5 +1,7 @@
 #include "reproduce.hpp"
 
+#include "gnuplot.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -395,20 +397,10 @@ std::string comparison_csv(const Comparison& c) {
 
 namespace {
 
-// A gnuplot single-quoted string: a quote inside is doubled.
-std::string gnuplot_quoted(const std::string& text) {
-  std::string out = "'";
-  for (char ch : text) out += ch == '\'' ? std::string("''") : std::string(1, ch);
-  return out + "'";
-}
-
 // Published against simulated medians, one point per cell with its two interquartile ranges as
 // error bars (the measured one when known), on log axes with the y = x line and a +-5 % band.
 // gnuplot renders it; without gnuplot the plot is skipped with a message.
 void write_plot(const Comparison& c, const std::filesystem::path& dir, const std::string& title) {
-  namespace fs = std::filesystem;
-  const fs::path work = fs::temp_directory_path() / fmt::format("twinbench-plot-{}", ::getpid());
-  fs::create_directories(work);
   std::string data;
   for (const auto& cell : c.cells) {
     const auto& m = cell.measured;
@@ -416,12 +408,9 @@ void write_plot(const Comparison& c, const std::filesystem::path& dir, const std
     data += fmt::format("{:.3f} {:.3f} {} {:.3f} {:.3f} {:.3f} {:.3f}\n", m.median_ms, s.median, m.scenario,
                         m.summary ? m.summary->q1 : m.median_ms, m.summary ? m.summary->q3 : m.median_ms, s.q1, s.q3);
   }
-  scenario::write_file_atomically(work / "cells.dat", data);
-  const std::string data_file = gnuplot_quoted((work / "cells.dat").string());
-  for (const auto& [terminal, extension] : {std::pair{"pngcairo size 900,800", "png"}, std::pair{"svg size 900,800", "svg"}}) {
-    const fs::path target = dir / fmt::format("reproduction.{}", extension);
-    const fs::path partial = dir / fmt::format(".reproduction.{}.partial", extension);
-    const std::string script = fmt::format(
+  render_plot(dir, "reproduction", data, [&](const std::string& terminal, const std::string& output,
+                                             const std::string& data_file) {
+    return fmt::format(
         "set terminal {}\nset output {}\nset title {} noenhanced\nset logscale xy\nset grid\n"
         "set xlabel '{} median (ms), bars q1..q3'\nset ylabel 'simulated median (ms), bars q1..q3'\nset key top left\n"
         "set xrange [20:20000]\nset yrange [20:20000]\n"
@@ -430,17 +419,8 @@ void write_plot(const Comparison& c, const std::filesystem::path& dir, const std
         "{} using 1:(strcol(3) eq 'latency' ? $2 : 1/0):4:5:6:7 with xyerrorbars title 'latency' pt 7 ps 1.2, "
         "{} using 1:(strcol(3) eq 'small_download' ? $2 : 1/0):4:5:6:7 with xyerrorbars title 'small download' pt 5 ps 1.2, "
         "{} using 1:(strcol(3) eq 'file_download' ? $2 : 1/0):4:5:6:7 with xyerrorbars title 'file download' pt 9 ps 1.4\n",
-        terminal, gnuplot_quoted(partial.string()), gnuplot_quoted(title), c.reference, c.reference, data_file, data_file, data_file);
-    scenario::write_file_atomically(work / "plot.gp", script);
-    const std::string command = fmt::format("gnuplot '{}' 2>'{}'", (work / "plot.gp").string(), (work / "gnuplot.log").string());
-    if (std::system(command.c_str()) != 0) {
-      std::fprintf(stderr, "warning: gnuplot failed or is missing; no %s plot (see scripts/setup.sh)\n", extension);
-      fs::remove(partial);
-      continue;
-    }
-    fs::rename(partial, target);
-  }
-  fs::remove_all(work);
+        terminal, output, gnuplot_quoted(title), c.reference, c.reference, data_file, data_file, data_file);
+  });
 }
 
 }  // namespace

@@ -1,0 +1,254 @@
+#include "twin_compare.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <set>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "emulated_run.hpp"
+#include "gnuplot.hpp"
+#include "sim_backend.hpp"
+#include "sweep.hpp"
+#include "twinbench/scenario/load.hpp"
+#include "twinbench/scenario/report.hpp"
+
+namespace tb::app {
+namespace {
+
+double frame_ms_of(const twinbench::Scenario& scenario, std::uint32_t fps) {
+  return fps > 0 ? 1000.0 / fps : scenario.frame_loop().frame_work_ms();
+}
+
+std::string ms(double v) { return fmt::format("{:.1f}", v); }
+
+}  // namespace
+
+bool TwinCell::within() const {
+  return std::fabs(diff_ms()) <= std::max(frame_ms, 0.05 * emulated.median) + 1e-9;
+}
+
+std::vector<TwinCell> pair_cells(const std::string& point, const twinbench::ResultSet& simulated,
+                                 const twinbench::ResultSet& emulated) {
+  if (simulated.scenario().name() != emulated.scenario().name())
+    throw std::runtime_error("compare: the two runs are of different scenarios");
+  std::map<std::tuple<std::string, std::uint32_t, std::uint64_t, std::string>, scenario::Cell> emu;
+  for (auto& c : scenario::collect_cells(emulated)) emu[{c.scenario, c.fps, c.body_bytes, c.variant}] = std::move(c);
+  std::vector<TwinCell> cells;
+  for (const auto& s : scenario::collect_cells(simulated)) {  // the scenario's order
+    const auto e = emu.find({s.scenario, s.fps, s.body_bytes, s.variant});
+    if (s.elapsed_ms.empty() || e == emu.end() || e->second.elapsed_ms.empty()) continue;
+    TwinCell c;
+    c.point = point;
+    c.scenario = s.scenario;
+    c.variant = s.variant;
+    c.fps = s.fps;
+    c.body_bytes = s.body_bytes;
+    c.simulated = scenario::summarize(s.elapsed_ms);
+    c.emulated = scenario::summarize(e->second.elapsed_ms);
+    c.frame_ms = frame_ms_of(simulated.scenario(), s.fps);
+    c.path_valid = emulated.run().emulated().valid();
+    c.lateness_p99_us = emulated.run().emulated().lateness_p99_us();
+    cells.push_back(c);
+  }
+  return cells;
+}
+
+std::string twin_csv(const std::vector<TwinCell>& cells) {
+  std::string out =
+      "point,scenario,fps,body_bytes,variant,sim_median_ms,sim_q1_ms,sim_q3_ms,emu_median_ms,emu_q1_ms,emu_q3_ms,"
+      "diff_ms,diff_pct,diff_frames,within,emu_path_valid,emu_lateness_p99_us,sim_runs,emu_runs\n";
+  for (const auto& c : cells) {
+    out += fmt::format("\"{}\",{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.2f},{:.2f},{},{},{:.0f},{},{}\n",
+                       c.point, c.scenario, c.fps, c.body_bytes, c.variant, c.simulated.median, c.simulated.q1,
+                       c.simulated.q3, c.emulated.median, c.emulated.q1, c.emulated.q3, c.diff_ms(), c.diff_percent(),
+                       c.diff_frames(), c.within() ? "yes" : "no", c.path_valid ? "yes" : "no", c.lateness_p99_us,
+                       c.simulated.n, c.emulated.n);
+  }
+  return out;
+}
+
+std::string twin_markdown(const std::vector<TwinCell>& cells, const std::string& title,
+                          const std::vector<std::string>& notes) {
+  const auto within = std::count_if(cells.begin(), cells.end(), [](const TwinCell& c) { return c.within(); });
+  const auto invalid = std::count_if(cells.begin(), cells.end(), [](const TwinCell& c) { return !c.path_valid; });
+  std::string out = fmt::format("# {}\n\n", title);
+  out += fmt::format("**{} of {} cells ({:.0f} %) within max(1 frame, 5 %) of the emulated path**", within,
+                     cells.size(), cells.empty() ? 0.0 : 100.0 * static_cast<double>(within) / static_cast<double>(cells.size()));
+  out += invalid ? fmt::format("; {} cells from runs whose emulator timing was invalid (marked).\n\n", invalid)
+                 : "; the emulator kept its timing in every run.\n\n";
+  out += "Simulated (ns-3) and emulated (real kernel TCP) medians, q1..q3 in brackets, in ms; the difference is "
+         "simulated minus emulated.\n\n";
+  out += "| point | variant | fps | bytes | simulated | emulated | diff ms | diff % | diff frames | within |\n"
+         "|---|---|---:|---:|---:|---:|---:|---:|---:|:---:|\n";
+  for (const auto& c : cells) {
+    out += fmt::format("| {} | {} | {} | {} | {} ({}..{}) | {} ({}..{}){} | {:+.1f} | {:+.1f} | {:+.2f} | {} |\n",
+                       c.point.empty() ? "-" : c.point, c.variant, c.fps, c.body_bytes, ms(c.simulated.median),
+                       ms(c.simulated.q1), ms(c.simulated.q3), ms(c.emulated.median), ms(c.emulated.q1),
+                       ms(c.emulated.q3), c.path_valid ? "" : " (invalid timing)", c.diff_ms(), c.diff_percent(),
+                       c.diff_frames(), c.within() ? "yes" : "**no**");
+  }
+  if (!notes.empty()) {
+    out += "\n";
+    for (const auto& n : notes) out += n + "\n";
+  }
+  return out;
+}
+
+namespace {
+
+void write_twin_plot(const std::vector<TwinCell>& cells, const std::filesystem::path& dir, const std::string& title) {
+  std::string data;
+  for (const auto& c : cells) {
+    data += fmt::format("{:.3f} {:.3f} {:.3f} {:.3f} {:.3f} {:.3f} {}\n", c.emulated.median, c.simulated.median,
+                        c.emulated.q1, c.emulated.q3, c.simulated.q1, c.simulated.q3, c.fps);
+  }
+  render_plot(dir, "compare", data, [&](const std::string& terminal, const std::string& output,
+                                        const std::string& data_file) {
+    return fmt::format(
+        "set terminal {}\nset output {}\nset title {} noenhanced\nset logscale xy\nset grid\n"
+        "set xlabel 'emulated median (ms), real kernel TCP; bars q1..q3'\n"
+        "set ylabel 'simulated median (ms), ns-3; bars q1..q3'\nset key top left\n"
+        "plot x title 'simulated = emulated' lc rgb 'black', 1.05*x title '+5 %' dt 2 lc rgb 'gray', "
+        "0.95*x title '-5 %' dt 2 lc rgb 'gray', "
+        "{} using 1:($7 == 0 ? $2 : 1/0):3:4:5:6 with xyerrorbars title 'uncapped' pt 7 ps 1.0, "
+        "{} using 1:($7 > 0 ? $2 : 1/0):3:4:5:6 with xyerrorbars title 'capped' pt 5 ps 1.0\n",
+        terminal, output, gnuplot_quoted(title), data_file, data_file);
+  });
+}
+
+struct GridPoint {
+  std::string key;
+  twinbench::Scenario scenario;
+};
+
+std::vector<GridPoint> grid_of(const twinbench::Scenario& base, const std::vector<std::string>& specs) {
+  if (specs.empty()) return {{"", base}};
+  std::vector<Axis> axes;
+  for (const auto& spec : specs) axes.push_back(parse_axis(spec, base));
+  std::vector<GridPoint> points;
+  for (const auto& p : enumerate_points(axes)) points.push_back({p.key, apply_point(base, axes, p)});
+  return points;
+}
+
+// What the emulated path did not take from the scenario, once per distinct line.
+void collect_notes(const twinbench::ResultSet& emulated, std::set<std::string>& seen, std::vector<std::string>& notes) {
+  for (const auto& s : emulated.run().emulated().settings()) {
+    if (s.applied()) continue;
+    const std::string line = fmt::format("- {} `{}` = {}: {}", s.side(), s.field(), s.value(), s.how());
+    if (seen.insert(line).second) notes.push_back(line);
+  }
+}
+
+}  // namespace
+
+CLI::App* add_twin_compare_subcommand(CLI::App& app, TwinCompareArgs& a) {
+  a.jobs = std::max(1u, std::thread::hardware_concurrency());
+  auto* cmd = app.add_subcommand("compare",
+                                 "Run a scenario (or a grid of it) in simulation and on the emulated path (real kernel "
+                                 "TCP; needs CAP_NET_ADMIN) and compare them cell by cell");
+  cmd->add_option("scenario", a.scenario, "Scenario textproto file (with a network section)")->required();
+  cmd->add_option("--axis", a.axes, "NAME=VALUES, as for sweep (repeatable): the grid to compare over");
+  cmd->add_option("--out", a.out, "Output directory (default out/<scenario>-compare)");
+  cmd->add_option("--seed", a.seed, "Seed of both twins (loss and jitter)");
+  cmd->add_option("--runs", a.runs, "Override the scenario's measured rounds");
+  cmd->add_option("--warmups", a.warmups, "Override the scenario's warmup rounds");
+  cmd->add_option("--jobs,-j", a.jobs, "Simulation processes at once (the emulated runs go one at a time)")
+      ->check(CLI::Range(1u, 256u));
+  cmd->add_flag("--quiet,-q", a.quiet, "No progress on stderr");
+  return cmd;
+}
+
+int twin_compare_command(const TwinCompareArgs& a) {
+  twinbench::Scenario base;
+  std::vector<GridPoint> points;
+  try {
+    base = scenario::load_scenario(a.scenario);
+    if (a.runs) base.set_runs(*a.runs);
+    if (a.warmups) base.set_warmups(*a.warmups);
+    require_simulatable(base, a.scenario);
+    points = grid_of(base, a.axes);
+    for (const auto& p : points) {
+      scenario::validate_scenario(p.scenario, a.scenario + (p.key.empty() ? "" : " at " + p.key));
+      require_simulatable(p.scenario, a.scenario + (p.key.empty() ? "" : " at " + p.key));
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  }
+  const std::filesystem::path out = a.out.empty() ? "out/" + base.name() + "-compare" : a.out;
+  runner::RunOptions options;
+  options.seed = a.seed;
+  try {
+    // Both twins need the path's prerequisites checked before an hour of simulation.
+    const auto probe = run_emulated_preflight(base);
+    if (probe) throw PathUnavailable(*probe);
+
+    if (!a.quiet) std::cerr << fmt::format("simulating {} point(s) ({} jobs)...\n", points.size(), a.jobs);
+    std::vector<SimulationRequest> requests;
+    for (const auto& p : points) requests.push_back({p.scenario, options, {}, false});
+    const auto simulated = run_simulated_together(requests, a.jobs);
+
+    std::vector<TwinCell> cells;
+    std::set<std::string> seen;
+    std::vector<std::string> notes;
+    std::vector<std::string> invalid;
+    const auto start = std::chrono::steady_clock::now();
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      const auto& p = points[i];
+      const auto emulated = run_emulated(p.scenario, options);
+      const auto point_cells = pair_cells(p.key, simulated[i], emulated);
+      cells.insert(cells.end(), point_cells.begin(), point_cells.end());
+      collect_notes(emulated, seen, notes);
+      const auto& path = emulated.run().emulated();
+      if (!path.valid()) invalid.push_back(fmt::format("- {}: {}", p.key.empty() ? "the run" : p.key, path.invalid_reason()));
+      const auto dir = out / "points" / (p.key.empty() ? std::string("all") : p.key);
+      scenario::write_results(simulated[i], dir / "sim");
+      scenario::write_results(emulated, dir / "emulated");
+      if (!a.quiet) {
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const double eta = elapsed / static_cast<double>(i + 1) * static_cast<double>(points.size() - i - 1);
+        const auto ok = std::count_if(point_cells.begin(), point_cells.end(), [](const TwinCell& c) { return c.within(); });
+        std::cerr << fmt::format("[{}/{}] {}: {}/{} cells within; lateness p99 {:.0f} us{}; ETA {:.0f} s\n", i + 1,
+                                 points.size(), p.key.empty() ? base.name() : p.key, ok, point_cells.size(),
+                                 path.lateness_p99_us(), path.valid() ? "" : " (INVALID)", eta);
+      }
+    }
+    std::vector<std::string> all_notes;
+    if (!notes.empty()) {
+      all_notes.push_back("Scenario settings the emulated path did not apply:\n");
+      all_notes.insert(all_notes.end(), notes.begin(), notes.end());
+    }
+    if (!invalid.empty()) {
+      all_notes.push_back("\nRuns whose emulator timing was invalid:\n");
+      all_notes.insert(all_notes.end(), invalid.begin(), invalid.end());
+    }
+    all_notes.push_back(fmt::format("\nSeed {}; {} measured and {} warmup rounds per cell; per-point results in points/.",
+                                    a.seed, base.runs(), base.warmups()));
+    const std::string title = fmt::format("{}: simulation against the emulated path", base.name());
+    const std::string md = twin_markdown(cells, title, all_notes);
+    scenario::write_file_atomically(out / "compare.csv", twin_csv(cells));
+    scenario::write_file_atomically(out / "compare.md", md);
+    write_twin_plot(cells, out, title);
+    std::cout << md;
+    if (!a.quiet) std::cerr << "wrote " << out.string() << "/compare.{csv,md,png,svg}\n";
+  } catch (const PathUnavailable& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  } catch (const SweepError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace tb::app

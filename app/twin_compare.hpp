@@ -1,0 +1,62 @@
+#pragma once
+// `twinbench compare`: one scenario (or a grid of it, with the sweep's axes) run by both twins,
+// the ns-3 simulation and the emulated path (real kernel TCP), with the same seed, side by side
+// per cell and variant: medians and quartiles, the difference in ms, % and frames, and whether it
+// is within max(1 frame, 5 %) of the emulated path.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "results.pb.h"
+#include "twinbench/scenario/stats.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace tb::app {
+
+struct TwinCell {
+  std::string point;  // the grid point's key ("rtt_ms=40,rate_mbps=100"); empty without axes
+  std::string scenario;
+  std::string variant;
+  std::uint32_t fps = 0;
+  std::uint64_t body_bytes = 0;
+  scenario::Summary simulated{};
+  scenario::Summary emulated{};
+  double frame_ms = 0;  // one frame at this cap (uncapped: the scenario's frame work)
+  bool path_valid = true;
+  double lateness_p99_us = 0;
+
+  double diff_ms() const { return simulated.median - emulated.median; }
+  double diff_percent() const { return 100 * diff_ms() / emulated.median; }
+  double diff_frames() const { return diff_ms() / frame_ms; }
+  bool within() const;  // |diff| <= max(1 frame, 5 % of the emulated median)
+};
+
+// Pairs the two twins' samples cell by cell (a cell either twin has no successful sample of is
+// left out and counted by the caller from the scenario). Throws std::runtime_error when the two
+// result sets are of different scenarios.
+std::vector<TwinCell> pair_cells(const std::string& point, const twinbench::ResultSet& simulated,
+                                 const twinbench::ResultSet& emulated);
+
+std::string twin_csv(const std::vector<TwinCell>& cells);
+// `notes`: lines after the table (settings not applied, path validity), as Markdown.
+std::string twin_markdown(const std::vector<TwinCell>& cells, const std::string& title,
+                          const std::vector<std::string>& notes);
+
+struct TwinCompareArgs {
+  std::string scenario;
+  std::vector<std::string> axes;
+  std::string out;
+  std::uint64_t seed = 1;
+  std::optional<std::uint32_t> runs, warmups;
+  unsigned jobs = 1;
+  bool quiet = false;
+};
+
+CLI::App* add_twin_compare_subcommand(CLI::App& app, TwinCompareArgs& args);
+int twin_compare_command(const TwinCompareArgs& args);
+
+}  // namespace tb::app
