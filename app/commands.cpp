@@ -101,7 +101,7 @@ int run_command(const RunArgs& a) {
     if (!a.profile.empty()) apply_profile(scenario, load_profile(a.profile));
     if (a.tls) scenario.mutable_tls();
     const std::string origin = a.scenario.empty() ? builtin.path : a.scenario;
-    if (!a.pcap.empty() && a.backend != "sim") throw std::invalid_argument("--pcap: only with --backend sim");
+    if (!a.pcap.empty() && a.backend == "live") throw std::invalid_argument("--pcap: only with --backend sim or emulated");
     if (a.whole_run && a.backend != "sim") throw std::invalid_argument("--whole-run: only with --backend sim");
     scenario::validate_scenario(scenario, origin);
     if (a.backend != "live") require_simulatable(scenario, origin);
@@ -122,7 +122,7 @@ int run_command(const RunArgs& a) {
   if (a.backend == "emulated") {
     std::optional<twinbench::ResultSet> results;
     try {
-      results = run_emulated(scenario, options, a.nodelay);
+      results = run_emulated(scenario, options, a.nodelay, a.pcap);
     } catch (const PathUnavailable& e) {
       std::cerr << "error: " << e.what() << "\n";
       return 2;
@@ -287,7 +287,7 @@ int main_with_args(const std::vector<std::string>& args) {
   run_cmd->add_flag("--tls", run.tls, "HTTPS (the scenario's tls section, or its defaults)");
   run_cmd->add_option("--profile", run.profile,
                       "Network profile laid over the scenario: built-in name (lightsail-2026) or textproto file");
-  run_cmd->add_option("--pcap", run.pcap, "sim: write packet captures of the simulated hosts into this directory");
+  run_cmd->add_option("--pcap", run.pcap, "sim, emulated: write packet captures of both hosts into this directory");
   run_cmd->add_flag("--whole-run", run.whole_run,
                     "sim: simulate the interleaved run as one simulation per Session scope, not split into "
                     "worlds per variant (slower; to check the split on a scenario)");

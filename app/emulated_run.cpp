@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <set>
@@ -76,13 +77,18 @@ std::optional<std::string> run_emulated_preflight(const twinbench::Scenario& sce
   return std::nullopt;
 }
 
-twinbench::ResultSet run_emulated(const twinbench::Scenario& scenario, runner::RunOptions options, bool server_nodelay) {
+twinbench::ResultSet run_emulated(const twinbench::Scenario& scenario, runner::RunOptions options, bool server_nodelay,
+                                  const std::string& capture_dir) {
   emulated::PathConfig config;
   config.link = scenario::resolve(scenario.network().link());
   config.client_tcp = scenario::resolve(scenario.network().client_tcp());
   config.server_tcp = scenario::resolve(scenario.network().server_tcp());
   config.server_tcp.nodelay = config.server_tcp.nodelay || server_nodelay;
   config.seed = options.seed;
+  if (!capture_dir.empty()) {
+    std::filesystem::create_directories(capture_dir);
+    config.capture_prefix = capture_dir + "/emulated";
+  }
   if (const auto missing = run_emulated_preflight(scenario)) throw PathUnavailable(*missing);
 
   live::ServerOptions server_options;

@@ -19,8 +19,9 @@ struct PathUnavailable : std::runtime_error {
 // The scenario must be validated and simulatable (a network section). `options.base_url` is set
 // here; `server_nodelay` adds to the scenario's server_tcp.nodelay. Throws PathUnavailable, or
 // std::runtime_error when the run fails.
+// `capture_dir`, if set, receives emulated-client.pcap and emulated-server.pcap (headers only).
 twinbench::ResultSet run_emulated(const twinbench::Scenario& scenario, runner::RunOptions options,
-                                  bool server_nodelay = false);
+                                  bool server_nodelay = false, const std::string& capture_dir = {});
 
 // What stops the path from being built here, with what to do; nothing when it can be.
 std::optional<std::string> run_emulated_preflight(const twinbench::Scenario& scenario);

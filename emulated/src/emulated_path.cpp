@@ -24,7 +24,10 @@ EmulatedPath::EmulatedPath(const PathConfig& config, SideProgram server, SidePro
   client_ = std::make_unique<PathSide>(
       SideConfig{"client", kClientAddress, kServerAddress, config.link.mtu_bytes, config.client_tcp}, std::move(client));
   emulator_ = std::make_unique<LinkEmulator>(client_->tun_fd(), server_->tun_fd(), uplink_of(config.link, config.seed),
-                                             downlink_of(config.link, config.seed), config.spin_us);
+                                             downlink_of(config.link, config.seed), config.spin_us,
+                                             !config.capture_prefix.empty());
+  capture_prefix_ = config.capture_prefix;
+  started_ns_ = monotonic_ns();
   server_->go();
   client_->go();
 }
@@ -46,6 +49,15 @@ PathReport EmulatedPath::finish() {
   report.uplink = emulator_->uplink_stats();
   report.downlink = emulator_->downlink_stats();
   report.lateness = summarize_lateness({&report.uplink, &report.downlink});
+  if (!capture_prefix_.empty()) {
+    auto joined = [](const std::vector<CapturedPacket>& a, const std::vector<CapturedPacket>& b) {
+      std::vector<CapturedPacket> all = a;
+      all.insert(all.end(), b.begin(), b.end());
+      return all;
+    };
+    write_pcap(capture_prefix_ + "-client.pcap", joined(report.uplink.sent, report.downlink.received), started_ns_);
+    write_pcap(capture_prefix_ + "-server.pcap", joined(report.downlink.sent, report.uplink.received), started_ns_);
+  }
   return report;
 }
 

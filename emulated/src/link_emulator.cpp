@@ -12,6 +12,8 @@
 #include <deque>
 #include <string>
 
+#include "twinbench/scenario/report.hpp"
+
 namespace tb::emulated {
 
 std::int64_t monotonic_ns() {
@@ -37,9 +39,34 @@ LatenessSummary summarize_lateness(const std::vector<const DirectionStats*>& dir
   return s;
 }
 
+void write_pcap(const std::string& path, std::vector<CapturedPacket> packets, std::int64_t origin_ns) {
+  std::stable_sort(packets.begin(), packets.end(),
+                   [](const CapturedPacket& a, const CapturedPacket& b) { return a.at_ns < b.at_ns; });
+  std::string out;
+  auto u32 = [&](std::uint32_t v) { out.append(reinterpret_cast<const char*>(&v), 4); };
+  auto u16 = [&](std::uint16_t v) { out.append(reinterpret_cast<const char*>(&v), 2); };
+  u32(0xa1b23c4d);  // nanosecond timestamps
+  u16(2);
+  u16(4);
+  u32(0);
+  u32(0);
+  u32(kCaptureBytes);
+  u32(101);  // LINKTYPE_RAW
+  for (const auto& p : packets) {
+    const std::int64_t t = std::max<std::int64_t>(0, p.at_ns - origin_ns);
+    u32(static_cast<std::uint32_t>(t / 1'000'000'000));
+    u32(static_cast<std::uint32_t>(t % 1'000'000'000));
+    u32(static_cast<std::uint32_t>(p.head.size()));
+    u32(p.length);
+    out += p.head;
+  }
+  scenario::write_file_atomically(path, out);
+}
+
 LinkEmulator::LinkEmulator(int client_tun, int server_tun, const DirectionConfig& uplink,
-                           const DirectionConfig& downlink, std::int64_t spin_us)
+                           const DirectionConfig& downlink, std::int64_t spin_us, bool capture)
     : spin_ns_(spin_us * 1000),
+      capture_(capture),
       uplink_{client_tun, server_tun, LinkDirection(uplink), {}, {}},
       downlink_{server_tun, client_tun, LinkDirection(downlink), {}, {}} {
   uplink_.thread = std::thread([this] { run(uplink_); });
@@ -78,6 +105,7 @@ void LinkEmulator::run(Direction& d) {
       // A write that fails (the receiving side is gone, or its queue is full) is a drop there.
       now = monotonic_ns();
       d.stats.lateness_ns.push_back(now - h.due_ns);
+      if (capture_) d.stats.received.push_back({now, static_cast<std::uint32_t>(h.bytes.size()), h.bytes.substr(0, kCaptureBytes)});
       ++d.stats.delivered;
       held.pop_front();
     }
@@ -87,6 +115,7 @@ void LinkEmulator::run(Direction& d) {
       if (n <= 0) break;
       const std::int64_t at = monotonic_ns();
       ++d.stats.packets;
+      if (capture_) d.stats.sent.push_back({at, static_cast<std::uint32_t>(n), buffer.substr(0, std::min<std::size_t>(n, kCaptureBytes))});
       const Verdict v = d.link.offer(at, static_cast<std::size_t>(n));
       switch (v.fate) {
         case Fate::kDelivered: held.push_back({v.due_ns, buffer.substr(0, static_cast<std::size_t>(n))}); break;

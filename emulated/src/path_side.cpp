@@ -123,6 +123,13 @@ std::vector<AppliedSetting> decode(const std::string& text) {
       if (::unshare(CLONE_NEWNET) != 0)
         throw std::runtime_error(errno_text("cannot create a network namespace (unshare CLONE_NEWNET)"));
       run_program({"ip", "link", "set", "lo", "up"});
+      // IPv4 only, as simulated: no router solicitations or MLD reports on the path.
+      for (const char* scope : {"all", "default"}) {
+        try {
+          write_sysctl(std::string("net/ipv6/conf/") + scope + "/disable_ipv6", "1");
+        } catch (const std::exception&) {  // a kernel without IPv6 sends none anyway
+        }
+      }
       tun = create_tun(kDeviceName, config.address, config.peer, config.mtu_bytes);
       settings = apply_kernel_tcp(config.tcp, kDeviceName, config.peer);
     } catch (const std::exception& e) {

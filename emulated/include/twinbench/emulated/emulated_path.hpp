@@ -18,6 +18,9 @@ struct PathConfig {
   scenario::ResolvedTcp server_tcp;
   std::uint64_t seed = 0;
   std::int64_t spin_us = 200;
+  // Set: PREFIX-client.pcap and PREFIX-server.pcap, what each side's interface sent and received
+  // (headers only), in the simulation's naming; time 0 is when the path came up.
+  std::string capture_prefix;
 };
 
 struct PathReport {
@@ -46,6 +49,8 @@ class EmulatedPath {
   std::unique_ptr<PathSide> server_;
   std::unique_ptr<PathSide> client_;
   std::unique_ptr<LinkEmulator> emulator_;
+  std::string capture_prefix_;
+  std::int64_t started_ns_ = 0;
 };
 
 // What the path needs, checked in order: CAP_NET_ADMIN, a network namespace, a TUN device, and

@@ -7,12 +7,26 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "twinbench/emulated/link_model.hpp"
 
 namespace tb::emulated {
+
+// A packet as a side's interface saw it: sent (read from its TUN) or received (written to it),
+// for captures. Only the first kCaptureBytes are kept: the IP and TCP headers with options.
+inline constexpr std::size_t kCaptureBytes = 96;
+struct CapturedPacket {
+  std::int64_t at_ns;
+  std::uint32_t length;  // the whole packet's
+  std::string head;      // its first kCaptureBytes
+};
+
+// Writes a pcap file (LINKTYPE_RAW: IPv4 packets, snap length kCaptureBytes) of `packets`
+// ordered by time, stamped relative to `origin_ns`; atomically.
+void write_pcap(const std::string& path, std::vector<CapturedPacket> packets, std::int64_t origin_ns);
 
 struct DirectionStats {
   std::uint64_t packets = 0;  // read from the sending side
@@ -21,6 +35,8 @@ struct DirectionStats {
   std::uint64_t policer_drops = 0;
   std::uint64_t losses = 0;
   std::vector<std::int64_t> lateness_ns;  // per delivered packet: when it was written minus when due
+  std::vector<CapturedPacket> sent;      // with capture on: as read from the sending side
+  std::vector<CapturedPacket> received;  // with capture on: as written to the receiving side
 };
 
 struct LatenessSummary {
@@ -35,7 +51,7 @@ class LinkEmulator {
  public:
   // `client_tun` and `server_tun` stay owned by the caller and must outlive the emulator.
   LinkEmulator(int client_tun, int server_tun, const DirectionConfig& uplink, const DirectionConfig& downlink,
-               std::int64_t spin_us = 200);
+               std::int64_t spin_us = 200, bool capture = false);
   ~LinkEmulator();  // stop()
   LinkEmulator(const LinkEmulator&) = delete;
   LinkEmulator& operator=(const LinkEmulator&) = delete;
@@ -57,6 +73,7 @@ class LinkEmulator {
   void run(Direction& d);
 
   std::int64_t spin_ns_;
+  bool capture_;
   std::atomic<bool> stopping_{false};
   Direction uplink_;
   Direction downlink_;
