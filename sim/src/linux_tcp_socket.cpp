@@ -145,6 +145,7 @@ uint32_t LinuxTcpSocket::SendDataPacket(SequenceNumber32 seq, uint32_t max_size,
   if (new_data && size < m_tcb->m_segmentSize) {
     small_segment_end_ = seq + size;
     set_small_segment_outstanding(true);
+    short_segments_[seq + size] = m_tcb->m_segmentSize - size;
   }
   if (with_ack) on_ack_sent();
   on_data_sent();
@@ -164,6 +165,7 @@ void LinuxTcpSocket::ReceivedAck(Ptr<ns3::Packet> packet, const ns3::TcpHeader& 
   // Before the base class acts on the ACK, which ends by sending pending data.
   if (small_segment_outstanding_ && header.GetAckNumber() >= small_segment_end_) set_small_segment_outstanding(false);
   forget_sacked_retransmissions(header);
+  count_short_segments_as_packets(header.GetAckNumber());
   TcpSocketBase::ReceivedAck(packet, header);
   last_ack_received_ = ns3::Simulator::Now();
   detect_lost_retransmissions();
@@ -231,6 +233,18 @@ uint32_t LinuxTcpSocket::window_for_new_data() const {
   const uint32_t sent = UnAckDataCount();  // ns-3's sent-list size: SND.NXT - SND.UNA
   const uint32_t window = m_rWnd.Get();
   return window > 0 && window == sent ? window - 1 : window;
+}
+
+// Linux grows the window by packets acked (tcp_clean_rtx_queue's pkts_acked, tcp_slow_start,
+// BBR's acked_sacked); ns-3 by bytes acked / MSS, carrying the remainder. A segment shorter than
+// the MSS (a response head, a TLS record) therefore grew cwnd by one in Linux and by nothing in
+// ns-3: on a fresh connection the head cost a segment in every round of slow start. Found by
+// comparing with the kernel (docs/tcp-model.md, "Packets, not bytes"). Topping up the bytes ns-3
+// carries makes a fully acked short segment count as one.
+void LinuxTcpSocket::count_short_segments_as_packets(ns3::SequenceNumber32 ack) {
+  auto end = short_segments_.begin();
+  for (; end != short_segments_.end() && end->first <= ack; ++end) m_bytesAckedNotProcessed += end->second;
+  short_segments_.erase(short_segments_.begin(), end);
 }
 
 void LinuxTcpSocket::set_small_segment_outstanding(bool outstanding) {

@@ -62,6 +62,17 @@ TEST(EmulatedRun, FrameGatingAt40MsGivesTheSimulatedFrameCounts) {
   EXPECT_GE(equal, static_cast<int>(simulated.size()) * 3 / 4);
 }
 
+std::map<std::uint64_t, double> median_times(const twinbench::ResultSet& results) {
+  std::map<std::uint64_t, std::vector<double>> times;
+  for (const auto& sample : results.samples()) {
+    EXPECT_EQ(sample.result(), "success") << sample.error();
+    if (!sample.warmup()) times[sample.body_bytes()].push_back(sample.elapsed_ms());
+  }
+  std::map<std::uint64_t, double> medians;
+  for (auto& [bytes, t] : times) medians[bytes] = scenario::summarize(t).median;
+  return medians;
+}
+
 double kept_alive_ping_ms(bool server_nodelay) {
   auto s = scenario::parse_scenario(R"(
       name: "nagle"
@@ -93,6 +104,27 @@ TEST(EmulatedRun, NagleAgainstDelayedAckStallsAKeptAliveResponseUnlessTheServerS
   const double nodelay = kept_alive_ping_ms(true);
   EXPECT_LT(nodelay, 10 + 3) << "one round trip";
   EXPECT_GT(nagle, nodelay + 25) << "the delayed-ACK stall";
+}
+
+TEST(EmulatedRun, TheKernelCountsTheResponseHeadAsAPacketInSlowStart) {
+  TB_REQUIRE_EMULATED_PATH();
+  // As tests/integration/sim_slow_start_test.cpp asserts of the simulation.
+  auto s = scenario::parse_scenario(R"(
+      name: "slow_start"
+      variants { name: "c3_coop" client: C3HTTP }
+      frame_caps: [0]
+      body_bytes: [13032, 41992, 43440]
+      runs: 3
+      warmups: 0
+      frame_loop { frame_work_ms: 0.1 }
+      network {
+        link { client_to_server_delay_ms: 20 server_to_client_delay_ms: 20 downlink_mbps: 1000 uplink_mbps: 1000 }
+      }
+  )", "slow_start");
+  const auto medians = median_times(app::run_emulated(s, runner::RunOptions{}));
+  const double one_round = medians.at(13032), two_rounds = medians.at(41992), three_rounds = medians.at(43440);
+  EXPECT_NEAR(two_rounds - one_round, 40, 3) << "9 + 20 segments: the second round carries 20";
+  EXPECT_NEAR(three_rounds - one_round, 80, 3) << "one segment more spills into a third round";
 }
 
 // Every process in the tree under `pid`, and the network namespaces they are in.

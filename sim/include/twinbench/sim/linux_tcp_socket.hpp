@@ -65,6 +65,7 @@ class LinuxTcpSocket : public ns3::TcpSocketBase {
   void restart_window_if_idle();
   void cleanup_after_read(std::uint32_t copied);
   void set_small_segment_outstanding(bool outstanding);
+  void count_short_segments_as_packets(ns3::SequenceNumber32 ack);
   void detect_lost_retransmissions();
   void forget_sacked_retransmissions(const ns3::TcpHeader& header);
   uint32_t window_for_new_data() const;
@@ -108,6 +109,8 @@ class LinuxTcpSocket : public ns3::TcpSocketBase {
   ns3::Time last_data_sent_;                 // Linux tp->lsndtime
   bool small_segment_outstanding_ = false;   // Linux snd_sml is after snd_una
   ns3::SequenceNumber32 small_segment_end_;  // Linux tp->snd_sml
+  // New segments sent shorter than the MSS: end sequence -> bytes short of a full segment.
+  std::map<ns3::SequenceNumber32, std::uint32_t> short_segments_;
   ns3::SequenceNumber32 advertised_right_edge_;  // last ACK number + window we advertised
   ns3::Time last_ack_received_;              // when an ACK last arrived
   std::map<ns3::SequenceNumber32, ns3::Time> retransmitted_at_;  // unacknowledged retransmissions
