@@ -12,6 +12,7 @@ packages=(
   libjemalloc-dev                   # allocator of the simulating processes
   gnuplot-nox                       # plots
   parallel                          # sweep shards in the tests (GNU parallel)
+  iproute2                          # the emulated path configures its namespaces with ip
 )
 missing=()
 for p in "${packages[@]}"; do
