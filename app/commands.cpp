@@ -12,15 +12,16 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "calibrate.hpp"
-#include "embedded.hpp"
-#include "emulated_run.hpp"
-#include "twin_compare.hpp"
-#include "live_backend.hpp"
-#include "reproduce.hpp"
-#include "sim_backend.hpp"
-#include "sweep.hpp"
-#include "tls_setup.hpp"
+#include "twinbench/studies/calibrate.hpp"
+#include "twinbench/studies/embedded.hpp"
+#include "twinbench/emulated/emulated_run.hpp"
+#include "study_options.hpp"
+#include "twinbench/studies/twin_compare.hpp"
+#include "twinbench/live/live_backend.hpp"
+#include "twinbench/studies/reproduce.hpp"
+#include "twinbench/sim/sim_backend.hpp"
+#include "twinbench/studies/sweep.hpp"
+#include "twinbench/runner/tls_setup.hpp"
 #include "twinbench/live/server.hpp"
 #include "twinbench/scenario/load.hpp"
 #include "twinbench/scenario/report.hpp"
@@ -69,7 +70,7 @@ class Progress {
 std::optional<twinbench::ResultSet> simulate(const twinbench::Scenario& scenario,
                                              const runner::RunOptions& options, const RunArgs& a) {
   try {
-    return run_simulated(scenario, options, a.jobs, a.pcap, a.whole_run);
+    return sim::run_simulated(scenario, options, a.jobs, a.pcap, a.whole_run);
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return std::nullopt;
@@ -93,18 +94,18 @@ int finish_run(std::optional<twinbench::ResultSet> results, const std::string& o
 int run_command(const RunArgs& a) {
   twinbench::Scenario scenario;
   try {
-    const auto& builtin = embedded::published_latency;
+    const auto& builtin = studies::embedded::published_latency;
     scenario = a.scenario.empty() ? scenario::parse_scenario(builtin.text, builtin.path)
                                   : scenario::load_scenario(a.scenario);
     if (a.runs) scenario.set_runs(*a.runs);
     if (a.warmups) scenario.set_warmups(*a.warmups);
-    if (!a.profile.empty()) apply_profile(scenario, load_profile(a.profile));
+    if (!a.profile.empty()) studies::apply_profile(scenario, studies::load_profile(a.profile));
     if (a.tls) scenario.mutable_tls();
     const std::string origin = a.scenario.empty() ? builtin.path : a.scenario;
     if (!a.pcap.empty() && a.backend == "live") throw std::invalid_argument("--pcap: only with --backend sim or emulated");
     if (a.whole_run && a.backend != "sim") throw std::invalid_argument("--whole-run: only with --backend sim");
     scenario::validate_scenario(scenario, origin);
-    if (a.backend != "live") require_simulatable(scenario, origin);
+    if (a.backend != "live") sim::require_simulatable(scenario, origin);
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
@@ -122,8 +123,8 @@ int run_command(const RunArgs& a) {
   if (a.backend == "emulated") {
     std::optional<twinbench::ResultSet> results;
     try {
-      results = run_emulated(scenario, options, a.nodelay, a.pcap);
-    } catch (const PathUnavailable& e) {
+      results = emulated::run_emulated(scenario, options, a.nodelay, a.pcap);
+    } catch (const emulated::PathUnavailable& e) {
       std::cerr << "error: " << e.what() << "\n";
       return 2;
     } catch (const std::exception& e) {
@@ -143,9 +144,9 @@ int run_command(const RunArgs& a) {
   if (base_url.empty()) {
     live::ServerOptions server_options;
     server_options.nodelay = a.nodelay;
-    if (uses_tls(scenario)) {
+    if (runner::uses_tls(scenario)) {
       try {
-        TlsSetup tls = make_tls_setup(scenario, {"127.0.0.1", "localhost"});
+        runner::TlsSetup tls = runner::make_tls_setup(scenario, {"127.0.0.1", "localhost"});
         server_options.tls = tls.server;
         options.tls = tls.client;
       } catch (const std::exception& e) {
@@ -167,10 +168,10 @@ int run_command(const RunArgs& a) {
       }
       ca.assign(std::istreambuf_iterator<char>(in), {});
     }
-    options.tls = client_tls_config(scenario, ca);
+    options.tls = runner::client_tls_config(scenario, ca);
   }
 
-  LiveBackend live;
+  live::LiveBackend live;
   options.base_url = base_url;
   options.server_nodelay = a.nodelay;
   std::optional<twinbench::ResultSet> results;
@@ -197,11 +198,11 @@ struct ReproduceArgs {
 
 // `reproduce` (the published run) and `validate` (a measured file) against the model.
 int compare_command(const ReproduceArgs& a, bool published) {
-  std::vector<MeasuredCell> measured;
+  std::vector<studies::MeasuredCell> measured;
   twinbench::Scenario profile;
   try {
-    measured = published ? published_cells() : load_measured_csv(a.measured);
-    profile = load_profile(a.profile);
+    measured = published ? studies::published_cells() : studies::load_measured_csv(a.measured);
+    profile = studies::load_profile(a.profile);
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
@@ -210,10 +211,10 @@ int compare_command(const ReproduceArgs& a, bool published) {
                                 : "Validation of " + a.measured + " against the model";
   if (a.runs) title += fmt::format(" ({} measured rounds per cell, not the protocol's)", a.runs);
   try {
-    Comparison comparison = simulate_and_compare(measured, profile, CompareOptions{a.jobs, !a.quiet, a.runs, std::nullopt});
+    studies::Comparison comparison = studies::simulate_and_compare(measured, profile, studies::CompareOptions{a.jobs, !a.quiet, a.runs, std::nullopt});
     if (!published) comparison.reference = "measured";
-    write_comparison(comparison, a.out, title);
-    std::cout << comparison_markdown(comparison, title);
+    studies::write_comparison(comparison, a.out, title);
+    std::cout << studies::comparison_markdown(comparison, title);
     if (!a.quiet) std::cerr << "wrote " << a.out << "/reproduction.{csv,md,png,svg}\n";
   } catch (const scenario::ScenarioError& e) {
     std::cerr << "error: " << e.what() << "\n";
@@ -331,10 +332,10 @@ int main_with_args(const std::vector<std::string>& args) {
   validate_cmd->add_flag("--quiet,-q", validate.quiet, "No progress on stderr");
   validate_cmd->add_option("--runs", validate.runs, "Measured rounds per cell instead of the protocol's (quicker; said in the report)");
 
-  TwinCompareArgs twin_compare;
+  studies::TwinCompareArgs twin_compare;
   auto* compare_cmd = add_twin_compare_subcommand(app, twin_compare);
 
-  CalibrateArgs calibrate;
+  studies::CalibrateArgs calibrate;
   calibrate.jobs = std::max(1u, std::thread::hardware_concurrency());
   auto* calibrate_cmd = app.add_subcommand(
       "calibrate", "Fit a profile's global parameters on some published cells; report the held-out cells");
@@ -354,9 +355,9 @@ int main_with_args(const std::vector<std::string>& args) {
   calibrate_cmd->add_option("--jobs,-j", calibrate.jobs, "Simulations run at once")->check(CLI::Range(1u, 256u));
   calibrate_cmd->add_flag("--quiet,-q", calibrate.quiet, "No progress on stderr");
 
-  SweepArgs sweep;
+  studies::SweepArgs sweep;
   auto* sweep_cmd = add_sweep_subcommand(app, sweep);
-  MergeArgs merge;
+  studies::MergeArgs merge;
   auto* merge_cmd = add_merge_subcommand(app, merge);
 
   std::vector<std::string> reversed(args.rbegin(), args.rend() - 1);
@@ -366,12 +367,12 @@ int main_with_args(const std::vector<std::string>& args) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   if (*run_cmd) return run_command(run);
-  if (*compare_cmd) return twin_compare_command(twin_compare);
-  if (*sweep_cmd) return sweep_command(sweep);
-  if (*merge_cmd) return merge_command(merge);
+  if (*compare_cmd) return studies::twin_compare_command(twin_compare);
+  if (*sweep_cmd) return studies::sweep_command(sweep);
+  if (*merge_cmd) return studies::merge_command(merge);
   if (*reproduce_cmd) return compare_command(reproduce, /*published=*/true);
   if (*validate_cmd) return compare_command(validate, /*published=*/false);
-  if (*calibrate_cmd) return calibrate_command(calibrate);
+  if (*calibrate_cmd) return studies::calibrate_command(calibrate);
   return serve_command(serve, serve_tls);
 }
 

@@ -22,8 +22,8 @@
 #include <ns3/simulator.h>
 #include <ns3/uinteger.h>
 
-#include "reproduce.hpp"
-#include "sim_backend.hpp"
+#include "twinbench/studies/reproduce.hpp"
+#include "twinbench/sim/sim_backend.hpp"
 #include "twinbench/scenario/load.hpp"
 
 namespace {
@@ -64,8 +64,8 @@ const BenchPath kPlainPath{
 const BenchPath kProfilePath{
     "the lightsail-2026 profile (what reproduce simulates): HTTPS, BBR with pacing, its link",
     [](twinbench::Scenario& s) {
-      static const auto profile = tb::app::load_profile("lightsail-2026");  // parsed once
-      tb::app::apply_profile(s, profile);
+      static const auto profile = tb::studies::load_profile("lightsail-2026");  // parsed once
+      tb::studies::apply_profile(s, profile);
     },
     "ns3::TcpBbr", true};
 
@@ -83,7 +83,7 @@ double twinbench_download(const BenchPath& path, std::uint64_t bytes) {
   const auto s = scenario_for(path, bytes);
   tb::runner::RunOptions options;
   const auto start = Clock::now();
-  const auto results = tb::app::run_simulated(s, options, 1);
+  const auto results = tb::sim::run_simulated(s, options, 1);
   const double wall = seconds_since(start);
   if (results.samples(0).result() != "success") {
     std::fprintf(stderr, "twinbench download failed: %s\n", results.samples(0).error().c_str());

@@ -49,7 +49,7 @@ PathReport EmulatedPath::finish() {
   report.uplink = emulator_->uplink_stats();
   report.downlink = emulator_->downlink_stats();
   report.lateness = summarize_lateness({&report.uplink, &report.downlink});
-  if (!capture_prefix_.empty()) {
+  if (!capture_prefix_.empty() && client_->wait() == 0) {  // a failed run leaves no captures
     auto joined = [](const std::vector<CapturedPacket>& a, const std::vector<CapturedPacket>& b) {
       std::vector<CapturedPacket> all = a;
       all.insert(all.end(), b.begin(), b.end());
@@ -102,8 +102,8 @@ bool has_net_admin() {
 std::optional<MissingNeed> check_needs(const std::vector<std::string>& congestion_controls) {
   if (!has_net_admin()) {
     return MissingNeed{"capability",
-                       "the emulated path needs CAP_NET_ADMIN (to create network namespaces and TUN devices): "
-                       "run as root, or grant it (sudo setcap cap_net_admin+ep twinbench)"};
+                       "the emulated path needs CAP_NET_ADMIN (and CAP_SYS_ADMIN for its network namespaces, whose "
+                       "sysctls it writes): run it as root, e.g. sudo twinbench ..."};
   }
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return MissingNeed{"namespace", std::string("pipe: ") + std::strerror(errno)};
@@ -113,6 +113,10 @@ std::optional<MissingNeed> check_needs(const std::vector<std::string>& congestio
     probe(pipe_fds[1], congestion_controls);
   }
   ::close(pipe_fds[1]);
+  if (pid < 0) {
+    ::close(pipe_fds[0]);
+    return MissingNeed{"namespace", std::string("fork: ") + std::strerror(errno)};
+  }
   std::string text;
   char buffer[512];
   for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) != 0;) {

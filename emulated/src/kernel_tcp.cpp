@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -88,15 +89,15 @@ std::vector<AppliedSetting> apply_kernel_tcp(const scenario::ResolvedTcp& tcp, c
   // Buffers: the simulation's are the autotuning maxima; the kernel keeps its own minimum and
   // initial size and autotunes up to them.
   sysctl("send_buffer_bytes", std::to_string(tcp.send_buffer_bytes), "net/ipv4/tcp_wmem",
-         fmt::format("4096 16384 {}", tcp.send_buffer_bytes));
+         fmt::format("4096 {} {}", std::min<std::uint64_t>(16384, tcp.send_buffer_bytes), tcp.send_buffer_bytes));
   sysctl("receive_buffer_bytes", std::to_string(tcp.receive_buffer_bytes), "net/ipv4/tcp_rmem",
-         fmt::format("4096 131072 {}", tcp.receive_buffer_bytes));
+         fmt::format("4096 {} {}", std::min<std::uint64_t>(131072, tcp.receive_buffer_bytes), tcp.receive_buffer_bytes));
   // Each connection starts from the route's metrics, as in the simulation, not from what an
   // earlier connection to the same peer learnt (Linux caches ssthresh and RTT per destination).
   write_sysctl("net/ipv4/tcp_no_metrics_save", "1");
   report.push_back({"(per-destination metrics cache)", "off", true, "net/ipv4/tcp_no_metrics_save = 1"});
 
-  const auto rto_ms = static_cast<long>(std::lround(tcp.min_rto_ms));
+  const auto rto_ms = std::max(1L, static_cast<long>(std::lround(tcp.min_rto_ms)));  // the route takes whole ms
   run_program({"ip", "route", "replace", peer, "dev", device, "initcwnd", std::to_string(tcp.initial_cwnd_segments),
                "rto_min", std::to_string(rto_ms) + "ms"});
   report.push_back({"initial_cwnd_segments", std::to_string(tcp.initial_cwnd_segments), true,

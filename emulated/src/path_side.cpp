@@ -45,7 +45,7 @@ std::string errno_text(const std::string& what) { return what + ": " + std::stre
 void write_all(int fd, const void* data, std::size_t size) {
   const char* p = static_cast<const char*>(data);
   while (size > 0) {
-    const ssize_t n = ::write(fd, p, size);
+    const ssize_t n = ::send(fd, p, size, MSG_NOSIGNAL);  // a dead peer is an error, not SIGPIPE
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) throw std::runtime_error(errno_text("write"));
     p += n;
@@ -82,7 +82,7 @@ void send_report(int control, char status, const std::string& text, int tun_fd) 
     c->cmsg_len = CMSG_LEN(sizeof(int));
     std::memcpy(CMSG_DATA(c), &tun_fd, sizeof(int));
   }
-  while (::sendmsg(control, &msg, 0) < 0) {
+  while (::sendmsg(control, &msg, MSG_NOSIGNAL) < 0) {
     if (errno != EINTR) throw std::runtime_error(errno_text("sendmsg"));
   }
   const auto length = static_cast<std::uint32_t>(text.size());
@@ -113,10 +113,14 @@ std::vector<AppliedSetting> decode(const std::string& text) {
   return settings;
 }
 
-[[noreturn]] void run_child(const SideConfig& config, const SideProgram& program, int control) {
+[[noreturn]] void run_child(const SideConfig& config, const SideProgram& program, int control, pid_t parent) {
   int status = 1;
   try {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(1);  // the parent died before the death signal was set
+    // Sleeps as exact as the kernel can make them (threads created later inherit it): the real
+    // frame loop's and the workers' sleeps stand for the simulation's exact ones.
+    prctl(PR_SET_TIMERSLACK, 1UL);
     std::vector<AppliedSetting> settings;
     int tun = -1;
     try {
@@ -187,6 +191,7 @@ PathSide::PathSide(const SideConfig& config, SideProgram program) {
     throw std::runtime_error(errno_text("socketpair"));
   std::cout.flush();
   std::cerr.flush();
+  const pid_t parent = ::getpid();
   pid_ = ::fork();
   if (pid_ < 0) {
     ::close(pair[0]);
@@ -199,7 +204,7 @@ PathSide::PathSide(const SideConfig& config, SideProgram program) {
       std::lock_guard lock(registry_mutex);
       for (int fd : registered_fds) ::close(fd);
     }
-    run_child(config, program, pair[1]);
+    run_child(config, program, pair[1], parent);
   }
   ::close(pair[1]);
   control_fd_ = pair[0];
@@ -238,6 +243,9 @@ PathSide::PathSide(const SideConfig& config, SideProgram program) {
   }
   if (tun_fd_ < 0) {
     terminate();
+    unregister_fd(control_fd_);
+    ::close(control_fd_);
+    control_fd_ = -1;
     throw std::runtime_error(config.name + " side: no TUN descriptor received");
   }
   register_fd(tun_fd_);
@@ -273,10 +281,10 @@ std::string PathSide::read_all() {
 int PathSide::wait() {
   if (reaped_) return status_;
   int status = 0;
-  while (::waitpid(pid_, &status, 0) < 0) {
-    if (errno != EINTR) break;
-  }
+  pid_t r;
+  while ((r = ::waitpid(pid_, &status, 0)) < 0 && errno == EINTR) {}
   reaped_ = true;
+  if (r != pid_) return status_ = -1;  // cannot tell how it ended: not a success
   status_ = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? -WTERMSIG(status) : -1;
   return status_;
 }

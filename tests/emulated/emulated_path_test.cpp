@@ -131,7 +131,7 @@ std::vector<double> run_client(const PathConfig& config, const std::function<std
   const PathReport report = path.finish();
   std::vector<double> values;
   for (std::size_t at = 0; at < text.size();) {
-    const std::size_t end = text.find('\n', at);
+    const std::size_t end = std::min(text.find('\n', at), text.size());
     values.push_back(std::stod(text.substr(at, end - at)));
     at = end + 1;
   }

@@ -5,7 +5,7 @@
 
 #include <boost/asio.hpp>
 
-#include "live_backend.hpp"
+#include "twinbench/live/live_backend.hpp"
 #include "twinbench/clientcore/c3http_model.hpp"
 #include "twinbench/clientcore/http_request_model.hpp"
 
@@ -53,7 +53,7 @@ class BadServer {
   std::thread thread_;
 };
 
-Completion run_once(ClientModel& model, app::LiveBackend& live, FrameLoop& frames, const std::string& url) {
+Completion run_once(ClientModel& model, live::LiveBackend& live, FrameLoop& frames, const std::string& url) {
   std::optional<Completion> result;
   frames.await_process_frame([&] {
     RequestSpec spec;
@@ -81,7 +81,7 @@ TEST(BadServer, ModelsEndWithCleanErrors) {
   };
   for (const auto& c : cases) {
     BadServer server(c.reply, c.close_after);
-    app::LiveBackend live;
+    live::LiveBackend live;
     auto& b = live.backend();
     FrameLoop frames(b.scheduler, FrameLoopConfig{120, Duration{0}});
     frames.start();

@@ -8,8 +8,8 @@
 #include <regex>
 #include <sstream>
 
-#include "calibrate.hpp"
-#include "reproduce.hpp"
+#include "twinbench/studies/calibrate.hpp"
+#include "twinbench/studies/reproduce.hpp"
 #include "commands.hpp"
 
 namespace tb {
@@ -257,7 +257,7 @@ TEST_F(CalibrateCli, FitsOneParameterOnATinySubsetAndWritesTheProfile) {
 namespace tb {
 namespace {
 
-std::vector<std::string> names(const std::vector<app::CalibrationParameter>& params) {
+std::vector<std::string> names(const std::vector<studies::CalibrationParameter>& params) {
   std::vector<std::string> n;
   for (const auto& p : params) n.push_back(p.name);
   return n;
@@ -266,18 +266,18 @@ std::vector<std::string> names(const std::vector<app::CalibrationParameter>& par
 // Jitter is random: with the default handful of runs per cell its medians would be noise, so it
 // is fitted only when asked for by name.
 TEST(CalibrateParameters, JitterIsFittedOnlyWhenNamed) {
-  const auto defaults = names(app::select_parameters(""));
+  const auto defaults = names(studies::select_parameters(""));
   EXPECT_EQ(std::count(defaults.begin(), defaults.end(), "jitter_ms"), 0);
   EXPECT_EQ(std::count(defaults.begin(), defaults.end(), "rtt_ms"), 1);
-  EXPECT_EQ(names(app::select_parameters("rtt_ms,jitter_ms")), (std::vector<std::string>{"rtt_ms", "jitter_ms"}));
-  EXPECT_THROW(app::select_parameters("jitter"), std::runtime_error);
+  EXPECT_EQ(names(studies::select_parameters("rtt_ms,jitter_ms")), (std::vector<std::string>{"rtt_ms", "jitter_ms"}));
+  EXPECT_THROW(studies::select_parameters("jitter"), std::runtime_error);
 }
 
 // The interquartile criterion: the simulated median against the measured q1..q3, to the 0.1 ms
 // the reference files are rounded to; unknown for a cell measured without a summary.
 TEST(CompareCells, WithinTheMeasuredInterquartileRange) {
   auto cell = [](std::optional<std::pair<double, double>> iqr, double simulated_median) {
-    app::CellComparison c;
+    studies::CellComparison c;
     c.measured.median_ms = 165;
     if (iqr) c.measured.summary = scenario::Summary{25, 150, iqr->first, 165, iqr->second, 180, 180, 180, 165};
     c.simulated = scenario::summarize({simulated_median});
@@ -293,11 +293,11 @@ TEST(CompareCells, WithinTheMeasuredInterquartileRange) {
   EXPECT_EQ(cell(std::pair(166.6, 166.6), 1000.0 / 6).within_measured_iqr(), true);
   EXPECT_EQ(cell(std::pair(166.6, 166.6), 1100.0 / 6).within_measured_iqr(), false);
 
-  app::Comparison all;
+  studies::Comparison all;
   all.cells = {cell(std::nullopt, 165), cell(std::pair(160.0, 170.0), 165), cell(std::pair(160.0, 170.0), 175)};
   EXPECT_EQ(all.with_summary(), 2u);
   EXPECT_EQ(all.within_measured_iqr(), 1u);
-  EXPECT_NE(app::comparison_markdown(all, "t").find("**1 of the 2 cells with a published five-number summary"),
+  EXPECT_NE(studies::comparison_markdown(all, "t").find("**1 of the 2 cells with a published five-number summary"),
             std::string::npos);
 }
 

@@ -4,7 +4,7 @@
 #include <map>
 
 #include "integration/variants.hpp"
-#include "live_backend.hpp"
+#include "twinbench/live/live_backend.hpp"
 #include "twinbench/live/server.hpp"
 #include "twinbench/scenario/load.hpp"
 
@@ -19,7 +19,7 @@ TEST(LiveLoopback, EveryVariantDownloadsEverySizeAndSessionsReuseConnections) {
   for (bool to_file : {false, true}) {
     live::LiveServer server(live::ServerOptions{});
     server.start();
-    app::LiveBackend live;
+    live::LiveBackend live;
     runner::RunOptions options;
     options.base_url = server.base_url();
     options.request_timeout = 30s;

@@ -4,8 +4,8 @@
 
 #include <map>
 
-#include "live_backend.hpp"
-#include "tls_setup.hpp"
+#include "twinbench/live/live_backend.hpp"
+#include "twinbench/runner/tls_setup.hpp"
 #include "twinbench/live/server.hpp"
 #include "twinbench/scenario/load.hpp"
 
@@ -37,12 +37,12 @@ struct LiveRun {
 };
 
 LiveRun run_https(const twinbench::Scenario& s, const std::string& host = "127.0.0.1", bool server_tls = true) {
-  const app::TlsSetup tls = app::make_tls_setup(s, {"127.0.0.1"});
+  const runner::TlsSetup tls = runner::make_tls_setup(s, {"127.0.0.1"});
   live::ServerOptions server_options;
   if (server_tls) server_options.tls = tls.server;
   live::LiveServer server(server_options);
   server.start();
-  app::LiveBackend live;
+  live::LiveBackend live;
   runner::RunOptions options;
   options.base_url = "https://" + host + ":" + std::to_string(server.port());
   options.request_timeout = 30s;

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "sim_backend.hpp"
+#include "twinbench/sim/sim_backend.hpp"
 #include "twinbench/scenario/load.hpp"
 
 namespace tb {
@@ -81,9 +81,9 @@ TEST(SimCapture, RecordsBothHostsPacketsAndIsTheSameRunToRun) {
   const fs::path dir = fs::temp_directory_path() / ("twinbench-capture-test-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   const auto s = one_download();
-  const auto results = app::run_simulated(s, runner::RunOptions{}, 1, (dir / "a").string());
+  const auto results = sim::run_simulated(s, runner::RunOptions{}, 1, (dir / "a").string());
   ASSERT_EQ(results.samples_size(), 2);
-  app::run_simulated(s, runner::RunOptions{}, 1, (dir / "b").string());
+  sim::run_simulated(s, runner::RunOptions{}, 1, (dir / "b").string());
   // Published under their final names once the run is over: nothing else is left in the directory.
   std::vector<std::string> names;
   for (const auto& f : fs::directory_iterator(dir / "a")) names.push_back(f.path().filename().string());

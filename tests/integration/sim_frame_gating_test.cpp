@@ -2,7 +2,7 @@
 // than one chunk per frame (chunk x fps), while C3Http drains what arrived and is not gated.
 #include <gtest/gtest.h>
 
-#include "sim_backend.hpp"
+#include "twinbench/sim/sim_backend.hpp"
 #include "twinbench/scenario/load.hpp"
 
 namespace tb {
@@ -22,7 +22,7 @@ TEST(SimFrameGating, HttpRequestIsCappedAtChunkTimesFpsAndC3HttpIsNot) {
                downlink_mbps: 1000 uplink_mbps: 1000 }
       }
   )", "gating");
-  const auto results = app::run_simulated(s, runner::RunOptions{}, 1);
+  const auto results = sim::run_simulated(s, runner::RunOptions{}, 1);
   ASSERT_EQ(results.samples_size(), 4);
   for (const auto& sample : results.samples()) {
     ASSERT_EQ(sample.result(), "success") << sample.error();
@@ -55,7 +55,7 @@ TEST(SimFrameGating, AReaderThatFillsTheWindowDuringLossRecoveryIsServed) {
         server_tcp { congestion_control: BBR pacing: true slow_start_after_idle: false nodelay: true }
       }
   )", "full_window");
-  const auto results = app::run_simulated(s, runner::RunOptions{}, 1);
+  const auto results = sim::run_simulated(s, runner::RunOptions{}, 1);
   ASSERT_EQ(results.samples_size(), 1);
   const auto& sample = results.samples(0);
   ASSERT_EQ(sample.result(), "success") << sample.error();

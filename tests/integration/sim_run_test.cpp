@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "commands.hpp"
-#include "sim_backend.hpp"
+#include "twinbench/sim/sim_backend.hpp"
 #include "twinbench/scenario/load.hpp"
 
 namespace tb {

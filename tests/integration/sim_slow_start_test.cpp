@@ -4,7 +4,7 @@
 // emulated path; tests/emulated/emulated_run_test.cpp checks the kernel does the same).
 #include <gtest/gtest.h>
 
-#include "sim_backend.hpp"
+#include "twinbench/sim/sim_backend.hpp"
 #include "twinbench/scenario/load.hpp"
 
 namespace tb {
@@ -32,7 +32,7 @@ twinbench::Scenario fresh_downloads() {
 }
 
 TEST(SimSlowStart, TheResponseHeadCountsAsAPacketInTheWindowGrowth) {
-  const auto results = app::run_simulated(fresh_downloads(), runner::RunOptions{}, 1);
+  const auto results = sim::run_simulated(fresh_downloads(), runner::RunOptions{}, 1);
   ASSERT_EQ(results.samples_size(), 3);
   for (const auto& s : results.samples()) ASSERT_EQ(s.result(), "success") << s.error();
   const double one_round = results.samples(0).elapsed_ms();

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "sim_backend.hpp"
+#include "twinbench/sim/sim_backend.hpp"
 #include "twinbench/scenario/load.hpp"
 
 namespace tb {
@@ -56,7 +56,7 @@ const char* kSessionVariants = R"(
 )";
 
 twinbench::ResultSet in_one_world(const twinbench::Scenario& s) {
-  app::SimBackend sim(s, 1);
+  sim::SimBackend sim(s, 1);
   runner::RunOptions options;
   options.base_url = sim.base_url();
   options.tls = sim.tls_client();
@@ -80,7 +80,7 @@ TEST(SimSplit, WorldsGiveWhatTheWholeInterleavedRunGives) {
   const fs::path dir = fs::temp_directory_path() / ("twinbench-split-" + std::to_string(::getpid()));
   for (const unsigned jobs : {1u, 2u}) {
     fs::remove_all(dir);
-    const auto split = app::run_simulated(s, runner::RunOptions{}, jobs, dir.string());
+    const auto split = sim::run_simulated(s, runner::RunOptions{}, jobs, dir.string());
     EXPECT_EQ(samples_of(split, all), samples_of(whole, all)) << jobs << " jobs";
     // It was split: five fresh-connection worlds and one of the two Session variants.
     std::size_t worlds = 0;
@@ -89,7 +89,7 @@ TEST(SimSplit, WorldsGiveWhatTheWholeInterleavedRunGives) {
   }
   // --whole-run: one simulation, the same samples.
   fs::remove_all(dir);
-  const auto one = app::run_simulated(s, runner::RunOptions{}, 2, dir.string(), /*whole_run=*/true);
+  const auto one = sim::run_simulated(s, runner::RunOptions{}, 2, dir.string(), /*whole_run=*/true);
   EXPECT_EQ(samples_of(one, all), samples_of(whole, all));
   EXPECT_TRUE(fs::exists(dir / "unit-0-client.pcap"));
   EXPECT_FALSE(fs::exists(dir / "unit-1-client.pcap"));
@@ -108,7 +108,7 @@ TEST(SimSplit, ProgressSeesEverySampleOnceWhicheverWorldRanIt) {
       counts.push_back(done);
       EXPECT_EQ(total, 2u * 4 * 7);
     };
-    const auto results = app::run_simulated(s, options, jobs);
+    const auto results = sim::run_simulated(s, options, jobs);
     std::multiset<std::string> recorded;
     for (const auto& sample : results.samples()) recorded.insert(sample.SerializeAsString());
     EXPECT_EQ(seen, recorded) << jobs << " jobs";

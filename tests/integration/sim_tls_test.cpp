@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "commands.hpp"
-#include "sim_backend.hpp"
+#include "twinbench/sim/sim_backend.hpp"
 #include "twinbench/clientcore/delay_resolver.hpp"
 #include "twinbench/clientcore/http_client.hpp"
 #include "twinbench/clientcore/tls_client.hpp"
@@ -220,7 +220,7 @@ TEST(SimTlsTickets, TicketsAckTheClientsFinishedSoNagleDoesNotHoldTheFirstReques
         }
     )", "tickets");
     s.mutable_tls()->set_server_tickets(tickets);
-    const auto results = app::run_simulated(s, runner::RunOptions{}, 1);
+    const auto results = sim::run_simulated(s, runner::RunOptions{}, 1);
     EXPECT_EQ(results.samples(results.samples_size() - 1).result(), "success");
     return results.samples(results.samples_size() - 1).elapsed_ms();
   };

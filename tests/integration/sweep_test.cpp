@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "commands.hpp"
-#include "sweep.hpp"
+#include "twinbench/studies/sweep.hpp"
 
 namespace tb {
 namespace {
@@ -24,7 +24,7 @@ std::string slurp(const fs::path& p) {
   return ss.str();
 }
 
-std::vector<std::string> texts(const app::Axis& axis) {
+std::vector<std::string> texts(const studies::Axis& axis) {
   std::vector<std::string> out;
   for (const auto& v : axis.values) out.push_back(v.text);
   return out;
@@ -39,28 +39,28 @@ twinbench::Scenario two_variants() {
 
 TEST(SweepAxis, UnitsRangesAndLists) {
   const auto s = two_variants();
-  EXPECT_EQ(texts(app::parse_axis("rtt=10ms..40ms/4", s)), (std::vector<std::string>{"10", "20", "30", "40"}));
-  EXPECT_EQ(texts(app::parse_axis("rtt=500us,0.5s", s)), (std::vector<std::string>{"0.5", "500"}));
-  EXPECT_EQ(texts(app::parse_axis("rate=10Mbit,100mbit,1Gbit,512Kbit", s)),
+  EXPECT_EQ(texts(studies::parse_axis("rtt=10ms..40ms/4", s)), (std::vector<std::string>{"10", "20", "30", "40"}));
+  EXPECT_EQ(texts(studies::parse_axis("rtt=500us,0.5s", s)), (std::vector<std::string>{"0.5", "500"}));
+  EXPECT_EQ(texts(studies::parse_axis("rate=10Mbit,100mbit,1Gbit,512Kbit", s)),
             (std::vector<std::string>{"10", "100", "1000", "0.512"}));
-  EXPECT_EQ(texts(app::parse_axis("size=1KiB..1MiB/3:log,0", s)),
+  EXPECT_EQ(texts(studies::parse_axis("size=1KiB..1MiB/3:log,0", s)),
             (std::vector<std::string>{"1024", "32768", "1048576", "0"}));
-  EXPECT_EQ(texts(app::parse_axis("loss=0,1%,0.05", s)), (std::vector<std::string>{"0", "0.01", "0.05"}));
-  EXPECT_EQ(texts(app::parse_axis("cc=cubic,BBR,newreno", s)), (std::vector<std::string>{"cubic", "bbr", "newreno"}));
-  EXPECT_EQ(texts(app::parse_axis("variant=nat_coop", s)), (std::vector<std::string>{"nat_coop"}));
-  EXPECT_EQ(app::parse_axis("chunk=4KiB", s).column, "chunk_bytes");
+  EXPECT_EQ(texts(studies::parse_axis("loss=0,1%,0.05", s)), (std::vector<std::string>{"0", "0.01", "0.05"}));
+  EXPECT_EQ(texts(studies::parse_axis("cc=cubic,BBR,newreno", s)), (std::vector<std::string>{"cubic", "bbr", "newreno"}));
+  EXPECT_EQ(texts(studies::parse_axis("variant=nat_coop", s)), (std::vector<std::string>{"nat_coop"}));
+  EXPECT_EQ(studies::parse_axis("chunk=4KiB", s).column, "chunk_bytes");
 }
 
 TEST(SweepAxis, PointsVaryTheLastAxisFastestAndApply) {
   auto s = two_variants();
   s.add_frame_caps(60);
-  const std::vector<app::Axis> axes = {app::parse_axis("rtt=10ms,20ms", s), app::parse_axis("fps=30,60,120", s),
-                                       app::parse_axis("variant=nat_coop", s)};
-  const auto points = app::enumerate_points(axes);
+  const std::vector<studies::Axis> axes = {studies::parse_axis("rtt=10ms,20ms", s), studies::parse_axis("fps=30,60,120", s),
+                                       studies::parse_axis("variant=nat_coop", s)};
+  const auto points = studies::enumerate_points(axes);
   ASSERT_EQ(points.size(), 6u);
   EXPECT_EQ(points[1].key, "rtt_ms=10,fps=60,variant=nat_coop");
   EXPECT_EQ(points[3].key, "rtt_ms=20,fps=30,variant=nat_coop");
-  const auto p = app::apply_point(s, axes, points[5]);
+  const auto p = studies::apply_point(s, axes, points[5]);
   EXPECT_EQ(p.network().link().client_to_server_delay_ms(), 10);
   EXPECT_EQ(p.network().link().server_to_client_delay_ms(), 10);
   ASSERT_EQ(p.frame_caps_size(), 1);
@@ -71,12 +71,12 @@ TEST(SweepAxis, PointsVaryTheLastAxisFastestAndApply) {
 
 TEST(SweepAxis, PolicerAndBucketSetTheDownlinkPolicer) {
   auto s = two_variants();
-  const std::vector<app::Axis> axes = {app::parse_axis("policer=0mbit,20mbit", s), app::parse_axis("bucket=64KiB", s)};
-  const auto points = app::enumerate_points(axes);
+  const std::vector<studies::Axis> axes = {studies::parse_axis("policer=0mbit,20mbit", s), studies::parse_axis("bucket=64KiB", s)};
+  const auto points = studies::enumerate_points(axes);
   ASSERT_EQ(points.size(), 2u);
   EXPECT_EQ(points[1].key, "policer_mbps=20,bucket_bytes=65536");
-  const auto off = app::apply_point(s, axes, points[0]);
-  const auto on = app::apply_point(s, axes, points[1]);
+  const auto off = studies::apply_point(s, axes, points[0]);
+  const auto on = studies::apply_point(s, axes, points[1]);
   EXPECT_EQ(off.network().link().downlink_policer_mbps(), 0);
   EXPECT_EQ(on.network().link().downlink_policer_mbps(), 20);
   EXPECT_EQ(on.network().link().downlink_policer_burst_bytes(), 65536u);

@@ -9,8 +9,8 @@
 
 #include "clientcore/model_fixture.hpp"
 #include "integration/variants.hpp"
-#include "live_backend.hpp"
-#include "sim_backend.hpp"
+#include "twinbench/live/live_backend.hpp"
+#include "twinbench/sim/sim_backend.hpp"
 #include "twinbench/live/server.hpp"
 #include "twinbench/scenario/load.hpp"
 
@@ -39,7 +39,7 @@ std::uint64_t predicted_frames(const VariantCase& v, std::uint32_t fps, std::uin
 TEST(LiveLoopback, CooperativeFrameCountsMatchTheVirtualTimeModel) {
   live::LiveServer server(live::ServerOptions{});
   server.start();
-  app::LiveBackend live;
+  live::LiveBackend live;
   runner::RunOptions options;
   options.base_url = server.base_url();
   options.request_timeout = 30s;
@@ -106,12 +106,12 @@ TEST(SimVersusLive, FrameCountsAgreeOnALoopbackLikePath) {
     options.server_nodelay = nodelay;
     twinbench::ResultSet live_results;
     {
-      app::LiveBackend live;
+      live::LiveBackend live;
       options.base_url = server.base_url();
       live_results = runner::run_scenario(s, live.backend(), options);
     }
     options.base_url.clear();
-    const auto sim_results = app::run_simulated(s, options, 1);
+    const auto sim_results = sim::run_simulated(s, options, 1);
 
     // Live loopback races the kernel's connect against the next poll within a frame, so single
     // live samples may be a frame short; each cell's median must agree (5 measured runs).

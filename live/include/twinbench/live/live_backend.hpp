@@ -11,7 +11,7 @@
 #include "twinbench/live/std_threads.hpp"
 #include "twinbench/runner/run_scenario.hpp"
 
-namespace tb::app {
+namespace tb::live {
 
 class LiveBackend {
  public:
@@ -29,4 +29,4 @@ class LiveBackend {
   runner::Backend backend_;
 };
 
-}  // namespace tb::app
+}  // namespace tb::live

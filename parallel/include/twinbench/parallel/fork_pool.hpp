@@ -6,7 +6,7 @@
 #include <optional>
 #include <vector>
 
-namespace tb::app {
+namespace tb::parallel {
 
 // Runs task(i) for every i in [0, count) in a forked child, at most `jobs` at once, in index
 // order; a child exits with task(i)'s return value (an exception is reported on stderr and counts
@@ -23,4 +23,4 @@ std::optional<std::size_t> run_forked(std::size_t count, unsigned jobs, const st
                                       const std::function<std::vector<std::size_t>(std::size_t)>& group = {},
                                       const std::function<void()>& while_waiting = {});
 
-}  // namespace tb::app
+}  // namespace tb::parallel

@@ -1,5 +1,6 @@
-#include "emulated_run.hpp"
+#include "twinbench/emulated/emulated_run.hpp"
 
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,18 +12,18 @@
 
 #include <fmt/format.h>
 
-#include "live_backend.hpp"
-#include "tls_setup.hpp"
+#include "twinbench/live/live_backend.hpp"
+#include "twinbench/runner/tls_setup.hpp"
 #include "twinbench/emulated/emulated_path.hpp"
 #include "twinbench/live/server.hpp"
 #include "twinbench/scenario/network.hpp"
 
-namespace tb::app {
+namespace tb::emulated {
 namespace {
 
-using twinbench::EmulatedPath;
+using PathInfo = twinbench::EmulatedPath;  // the results message, not the path
 
-void add_settings(EmulatedPath& info, const std::string& side, const std::vector<emulated::AppliedSetting>& settings) {
+void add_settings(PathInfo& info, const std::string& side, const std::vector<emulated::AppliedSetting>& settings) {
   for (const auto& s : settings) {
     auto* out = info.add_settings();
     out->set_side(side);
@@ -34,7 +35,7 @@ void add_settings(EmulatedPath& info, const std::string& side, const std::vector
 }
 
 // What of the scenario the emulated path does not model, stated rather than dropped.
-void add_path_gaps(EmulatedPath& info, const twinbench::Scenario& scenario, const scenario::ResolvedTcp& client_tcp) {
+void add_path_gaps(PathInfo& info, const twinbench::Scenario& scenario, const scenario::ResolvedTcp& client_tcp) {
   auto gap = [&](const std::string& side, const std::string& field, const std::string& value, const std::string& how) {
     auto* out = info.add_settings();
     out->set_side(side);
@@ -53,6 +54,14 @@ void add_path_gaps(EmulatedPath& info, const twinbench::Scenario& scenario, cons
   if (scenario.has_tls() && scenario.tls().handshake_cpu_ms() > 0)
     gap("server", "tls.handshake_cpu_ms", fmt::format("{:g}", scenario.tls().handshake_cpu_ms()),
         "not applied: the handshake costs what it costs on this machine's CPU");
+  {
+    auto* out = info.add_settings();
+    out->set_side("server");
+    out->set_field("nodelay");
+    out->set_value(scenario.network().server_tcp().nodelay() ? "true" : "false");
+    out->set_applied(true);
+    out->set_how("TCP_NODELAY on accepted sockets when true (the run's --nodelay too)");
+  }
   if (client_tcp.nodelay)
     gap("client", "nodelay", "true", "not applied: the client never sets TCP_NODELAY, like Godot");
 }
@@ -97,8 +106,8 @@ twinbench::ResultSet run_emulated(const twinbench::Scenario& scenario, runner::R
   server_options.nodelay = config.server_tcp.nodelay;
   server_options.congestion_control = emulated::kernel_congestion_control(config.server_tcp.congestion_control);
   std::string scheme = "http";
-  if (uses_tls(scenario)) {
-    TlsSetup tls = make_tls_setup(scenario, {emulated::kServerAddress});
+  if (runner::uses_tls(scenario)) {
+    runner::TlsSetup tls = runner::make_tls_setup(scenario, {emulated::kServerAddress});
     server_options.tls = tls.server;
     options.tls = tls.client;
     scheme = "https";
@@ -116,12 +125,12 @@ twinbench::ResultSet run_emulated(const twinbench::Scenario& scenario, runner::R
     ready();
     live::TransportOptions transport;
     transport.congestion_control = emulated::kernel_congestion_control(config.client_tcp.congestion_control);
-    LiveBackend live(transport);
+    live::LiveBackend live(transport);
     const twinbench::ResultSet results = runner::run_scenario(scenario, live.backend(), options);
     std::string bytes;
     results.SerializeToString(&bytes);
     for (std::size_t done = 0; done < bytes.size();) {
-      const ssize_t n = ::write(out_fd, bytes.data() + done, bytes.size() - done);
+      const ssize_t n = ::send(out_fd, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) return 1;
       done += static_cast<std::size_t>(n);
@@ -137,7 +146,7 @@ twinbench::ResultSet run_emulated(const twinbench::Scenario& scenario, runner::R
   if (status != 0 || !results.ParseFromString(bytes))
     throw std::runtime_error(fmt::format("the emulated run's client side failed (status {})", status));
 
-  EmulatedPath& info = *results.mutable_run()->mutable_emulated();
+  PathInfo& info = *results.mutable_run()->mutable_emulated();
   results.mutable_run()->set_backend("emulated");
   add_settings(info, "client", report.client_settings);
   add_settings(info, "server", report.server_settings);
@@ -159,4 +168,4 @@ twinbench::ResultSet run_emulated(const twinbench::Scenario& scenario, runner::R
   return results;
 }
 
-}  // namespace tb::app
+}  // namespace tb::emulated

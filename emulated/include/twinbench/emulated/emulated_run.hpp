@@ -8,7 +8,7 @@
 #include "results.pb.h"
 #include "twinbench/runner/run_scenario.hpp"
 
-namespace tb::app {
+namespace tb::emulated {
 
 // The path cannot be built here (no CAP_NET_ADMIN, no namespaces, no TUN, a missing congestion
 // control): a usage error (exit 2), with what is missing and what to do.
@@ -29,4 +29,4 @@ std::optional<std::string> run_emulated_preflight(const twinbench::Scenario& sce
 // The port the emulated server listens on, in its own namespace.
 inline constexpr std::uint16_t kEmulatedServerPort = 8927;
 
-}  // namespace tb::app
+}  // namespace tb::emulated

@@ -1,4 +1,4 @@
-#include "unit_channels.hpp"
+#include "twinbench/parallel/unit_channels.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -9,7 +9,7 @@
 #include <cstring>
 #include <stdexcept>
 
-namespace tb::app {
+namespace tb::parallel {
 
 namespace {
 
@@ -148,4 +148,4 @@ void SpanFeed::close_end(int end) {
   fds_[end] = -1;
 }
 
-}  // namespace tb::app
+}  // namespace tb::parallel

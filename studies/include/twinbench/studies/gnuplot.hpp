@@ -6,7 +6,7 @@
 #include <functional>
 #include <string>
 
-namespace tb::app {
+namespace tb::studies {
 
 // A gnuplot single-quoted string: a quote inside is doubled.
 std::string gnuplot_quoted(const std::string& text);
@@ -17,4 +17,4 @@ void render_plot(const std::filesystem::path& dir, const std::string& stem, cons
                  const std::function<std::string(const std::string& terminal, const std::string& output,
                                                  const std::string& data_file)>& script);
 
-}  // namespace tb::app
+}  // namespace tb::studies

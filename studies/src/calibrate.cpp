@@ -1,4 +1,4 @@
-#include "calibrate.hpp"
+#include "twinbench/studies/calibrate.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -18,7 +18,7 @@
 #include "twinbench/scenario/load.hpp"
 #include "twinbench/scenario/report.hpp"
 
-namespace tb::app {
+namespace tb::studies {
 
 namespace {
 
@@ -380,4 +380,4 @@ int calibrate_command(const CalibrateArgs& a) {
   return 0;
 }
 
-}  // namespace tb::app
+}  // namespace tb::studies

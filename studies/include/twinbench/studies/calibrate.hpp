@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "reproduce.hpp"
+#include "twinbench/studies/reproduce.hpp"
 #include "scenario.pb.h"
 
-namespace tb::app {
+namespace tb::studies {
 
 // One fitted parameter: a name (as documented in docs/model.md), its grid, and how it is read
 // from and written into a profile.
@@ -53,4 +53,4 @@ double calibration_loss(const Comparison& c);
 
 int calibrate_command(const CalibrateArgs& args);
 
-}  // namespace tb::app
+}  // namespace tb::studies

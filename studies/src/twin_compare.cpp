@@ -1,4 +1,4 @@
-#include "twin_compare.hpp"
+#include "twinbench/studies/twin_compare.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -9,17 +9,16 @@
 #include <set>
 #include <thread>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "emulated_run.hpp"
-#include "gnuplot.hpp"
-#include "sim_backend.hpp"
-#include "sweep.hpp"
+#include "twinbench/emulated/emulated_run.hpp"
+#include "twinbench/studies/gnuplot.hpp"
+#include "twinbench/sim/sim_backend.hpp"
+#include "twinbench/studies/sweep.hpp"
 #include "twinbench/scenario/load.hpp"
 #include "twinbench/scenario/report.hpp"
 
-namespace tb::app {
+namespace tb::studies {
 namespace {
 
 double frame_ms_of(const twinbench::Scenario& scenario, std::uint32_t fps) {
@@ -31,7 +30,7 @@ std::string ms(double v) { return fmt::format("{:.1f}", v); }
 }  // namespace
 
 bool TwinCell::within() const {
-  return std::fabs(diff_ms()) <= std::max(frame_ms, 0.05 * emulated.median) + 1e-9;
+  return missing.empty() && std::fabs(diff_ms()) <= std::max(frame_ms, 0.05 * emulated.median) + 1e-9;
 }
 
 std::vector<TwinCell> pair_cells(const std::string& point, const twinbench::ResultSet& simulated,
@@ -43,13 +42,20 @@ std::vector<TwinCell> pair_cells(const std::string& point, const twinbench::Resu
   std::vector<TwinCell> cells;
   for (const auto& s : scenario::collect_cells(simulated)) {  // the scenario's order
     const auto e = emu.find({s.scenario, s.fps, s.body_bytes, s.variant});
-    if (s.elapsed_ms.empty() || e == emu.end() || e->second.elapsed_ms.empty()) continue;
     TwinCell c;
     c.point = point;
     c.scenario = s.scenario;
     c.variant = s.variant;
     c.fps = s.fps;
     c.body_bytes = s.body_bytes;
+    c.path_valid = emulated.run().emulated().valid();
+    if (s.elapsed_ms.empty() || e == emu.end() || e->second.elapsed_ms.empty()) {
+      c.missing = s.elapsed_ms.empty() ? "simulated: " + s.first_error
+                  : e == emu.end()     ? std::string("emulated: not run")
+                                       : "emulated: " + e->second.first_error;
+      cells.push_back(c);
+      continue;
+    }
     c.simulated = scenario::summarize(s.elapsed_ms);
     c.emulated = scenario::summarize(e->second.elapsed_ms);
     c.frame_ms = frame_ms_of(simulated.scenario(), s.fps);
@@ -65,6 +71,11 @@ std::string twin_csv(const std::vector<TwinCell>& cells) {
       "point,scenario,fps,body_bytes,variant,sim_median_ms,sim_q1_ms,sim_q3_ms,emu_median_ms,emu_q1_ms,emu_q3_ms,"
       "diff_ms,diff_pct,diff_frames,within,emu_path_valid,emu_lateness_p99_us,sim_runs,emu_runs\n";
   for (const auto& c : cells) {
+    if (!c.missing.empty()) {
+      out += fmt::format("\"{}\",{},{},{},{},,,,,,,,,,no,{},,0,0\n", c.point, c.scenario, c.fps, c.body_bytes, c.variant,
+                         c.path_valid ? "yes" : "no");
+      continue;
+    }
     out += fmt::format("\"{}\",{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.2f},{:.2f},{},{},{:.0f},{},{}\n",
                        c.point, c.scenario, c.fps, c.body_bytes, c.variant, c.simulated.median, c.simulated.q1,
                        c.simulated.q3, c.emulated.median, c.emulated.q1, c.emulated.q3, c.diff_ms(), c.diff_percent(),
@@ -88,6 +99,11 @@ std::string twin_markdown(const std::vector<TwinCell>& cells, const std::string&
   out += "| point | variant | fps | bytes | simulated | emulated | diff ms | diff % | diff frames | within |\n"
          "|---|---|---:|---:|---:|---:|---:|---:|---:|:---:|\n";
   for (const auto& c : cells) {
+    if (!c.missing.empty()) {
+      out += fmt::format("| {} | {} | {} | {} | | | | | | **no**: no successful sample ({}) |\n",
+                         c.point.empty() ? "-" : c.point, c.variant, c.fps, c.body_bytes, c.missing);
+      continue;
+    }
     out += fmt::format("| {} | {} | {} | {} | {} ({}..{}) | {} ({}..{}){} | {:+.1f} | {:+.1f} | {:+.2f} | {} |\n",
                        c.point.empty() ? "-" : c.point, c.variant, c.fps, c.body_bytes, ms(c.simulated.median),
                        ms(c.simulated.q1), ms(c.simulated.q3), ms(c.emulated.median), ms(c.emulated.q1),
@@ -106,6 +122,7 @@ namespace {
 void write_twin_plot(const std::vector<TwinCell>& cells, const std::filesystem::path& dir, const std::string& title) {
   std::string data;
   for (const auto& c : cells) {
+    if (!c.missing.empty()) continue;
     data += fmt::format("{:.3f} {:.3f} {:.3f} {:.3f} {:.3f} {:.3f} {}\n", c.emulated.median, c.simulated.median,
                         c.emulated.q1, c.emulated.q3, c.simulated.q1, c.simulated.q3, c.fps);
   }
@@ -148,23 +165,6 @@ void collect_notes(const twinbench::ResultSet& emulated, std::set<std::string>& 
 
 }  // namespace
 
-CLI::App* add_twin_compare_subcommand(CLI::App& app, TwinCompareArgs& a) {
-  a.jobs = std::max(1u, std::thread::hardware_concurrency());
-  auto* cmd = app.add_subcommand("compare",
-                                 "Run a scenario (or a grid of it) in simulation and on the emulated path (real kernel "
-                                 "TCP; needs CAP_NET_ADMIN) and compare them cell by cell");
-  cmd->add_option("scenario", a.scenario, "Scenario textproto file (with a network section)")->required();
-  cmd->add_option("--axis", a.axes, "NAME=VALUES, as for sweep (repeatable): the grid to compare over");
-  cmd->add_option("--out", a.out, "Output directory (default out/<scenario>-compare)");
-  cmd->add_option("--seed", a.seed, "Seed of both twins (loss and jitter)");
-  cmd->add_option("--runs", a.runs, "Override the scenario's measured rounds");
-  cmd->add_option("--warmups", a.warmups, "Override the scenario's warmup rounds");
-  cmd->add_option("--jobs,-j", a.jobs, "Simulation processes at once (the emulated runs go one at a time)")
-      ->check(CLI::Range(1u, 256u));
-  cmd->add_flag("--quiet,-q", a.quiet, "No progress on stderr");
-  return cmd;
-}
-
 int twin_compare_command(const TwinCompareArgs& a) {
   twinbench::Scenario base;
   std::vector<GridPoint> points;
@@ -172,11 +172,11 @@ int twin_compare_command(const TwinCompareArgs& a) {
     base = scenario::load_scenario(a.scenario);
     if (a.runs) base.set_runs(*a.runs);
     if (a.warmups) base.set_warmups(*a.warmups);
-    require_simulatable(base, a.scenario);
+    sim::require_simulatable(base, a.scenario);
     points = grid_of(base, a.axes);
     for (const auto& p : points) {
       scenario::validate_scenario(p.scenario, a.scenario + (p.key.empty() ? "" : " at " + p.key));
-      require_simulatable(p.scenario, a.scenario + (p.key.empty() ? "" : " at " + p.key));
+      sim::require_simulatable(p.scenario, a.scenario + (p.key.empty() ? "" : " at " + p.key));
     }
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
@@ -187,13 +187,13 @@ int twin_compare_command(const TwinCompareArgs& a) {
   options.seed = a.seed;
   try {
     // Both twins need the path's prerequisites checked before an hour of simulation.
-    const auto probe = run_emulated_preflight(base);
-    if (probe) throw PathUnavailable(*probe);
+    const auto probe = emulated::run_emulated_preflight(base);
+    if (probe) throw emulated::PathUnavailable(*probe);
 
     if (!a.quiet) std::cerr << fmt::format("simulating {} point(s) ({} jobs)...\n", points.size(), a.jobs);
-    std::vector<SimulationRequest> requests;
+    std::vector<sim::SimulationRequest> requests;
     for (const auto& p : points) requests.push_back({p.scenario, options, {}, false});
-    const auto simulated = run_simulated_together(requests, a.jobs);
+    const auto simulated = sim::run_simulated_together(requests, a.jobs);
 
     std::vector<TwinCell> cells;
     std::set<std::string> seen;
@@ -202,15 +202,15 @@ int twin_compare_command(const TwinCompareArgs& a) {
     const auto start = std::chrono::steady_clock::now();
     for (std::size_t i = 0; i < points.size(); ++i) {
       const auto& p = points[i];
-      const auto emulated = run_emulated(p.scenario, options);
-      const auto point_cells = pair_cells(p.key, simulated[i], emulated);
+      const auto emulated_run = emulated::run_emulated(p.scenario, options);
+      const auto point_cells = pair_cells(p.key, simulated[i], emulated_run);
       cells.insert(cells.end(), point_cells.begin(), point_cells.end());
-      collect_notes(emulated, seen, notes);
-      const auto& path = emulated.run().emulated();
+      collect_notes(emulated_run, seen, notes);
+      const auto& path = emulated_run.run().emulated();
       if (!path.valid()) invalid.push_back(fmt::format("- {}: {}", p.key.empty() ? "the run" : p.key, path.invalid_reason()));
       const auto dir = out / "points" / (p.key.empty() ? std::string("all") : p.key);
       scenario::write_results(simulated[i], dir / "sim");
-      scenario::write_results(emulated, dir / "emulated");
+      scenario::write_results(emulated_run, dir / "emulated");
       if (!a.quiet) {
         const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         const double eta = elapsed / static_cast<double>(i + 1) * static_cast<double>(points.size() - i - 1);
@@ -238,7 +238,7 @@ int twin_compare_command(const TwinCompareArgs& a) {
     write_twin_plot(cells, out, title);
     std::cout << md;
     if (!a.quiet) std::cerr << "wrote " << out.string() << "/compare.{csv,md,png,svg}\n";
-  } catch (const PathUnavailable& e) {
+  } catch (const emulated::PathUnavailable& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
   } catch (const SweepError& e) {
@@ -251,4 +251,4 @@ int twin_compare_command(const TwinCompareArgs& a) {
   return 0;
 }
 
-}  // namespace tb::app
+}  // namespace tb::studies

@@ -10,7 +10,7 @@
 #include "twinbench/servercore/tls_certs.hpp"
 #include "twinbench/servercore/tls_server.hpp"
 
-namespace tb::app {
+namespace tb::runner {
 
 struct TlsSetup {
   std::shared_ptr<const server::TlsServerContext> server;
@@ -31,4 +31,4 @@ server::CertProfile cert_profile(const twinbench::Scenario& scenario, std::vecto
 // The server and client sides, with the credentials of cert_profile (made once per process).
 TlsSetup make_tls_setup(const twinbench::Scenario& scenario, std::vector<std::string> server_names);
 
-}  // namespace tb::app
+}  // namespace tb::runner

@@ -1,6 +1,6 @@
-#include "reproduce.hpp"
+#include "twinbench/studies/reproduce.hpp"
 
-#include "gnuplot.hpp"
+#include "twinbench/studies/gnuplot.hpp"
 
 #include <unistd.h>
 
@@ -18,12 +18,12 @@
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
 
-#include "embedded.hpp"
-#include "sim_backend.hpp"
+#include "twinbench/studies/embedded.hpp"
+#include "twinbench/sim/sim_backend.hpp"
 #include "twinbench/scenario/load.hpp"
 #include "twinbench/scenario/report.hpp"
 
-namespace tb::app {
+namespace tb::studies {
 
 namespace {
 
@@ -279,7 +279,7 @@ Comparison simulate_and_compare(const std::vector<MeasuredCell>& measured, const
   result.profile = profile.name();
   result.profile_description = profile.description();
   // Every scenario is built and checked first, then all are simulated in one pool of processes.
-  std::vector<SimulationRequest> requests;
+  std::vector<sim::SimulationRequest> requests;
   for (const auto& name : order) {
     const auto* file = published_scenario_file(name);
     const auto published = scenario::parse_scenario(file->text, file->path);
@@ -307,17 +307,17 @@ Comparison simulate_and_compare(const std::vector<MeasuredCell>& measured, const
     if (options.warmups) s.set_warmups(*options.warmups);
     scenario::apply_defaults(s);
     scenario::validate_scenario(s, name + " under profile " + profile.name());
-    require_simulatable(s, name + " under profile " + profile.name());
+    sim::require_simulatable(s, name + " under profile " + profile.name());
     runner::RunOptions run_options;
     if (progress) {
       run_options.on_sample = [name](const twinbench::Sample&, std::size_t done, std::size_t total) {
         if (done == total || done % 100 == 0) std::fprintf(stderr, "%s: %zu/%zu samples\n", name.c_str(), done, total);
       };
     }
-    requests.push_back(SimulationRequest{std::move(s), std::move(run_options), {}});
+    requests.push_back(sim::SimulationRequest{std::move(s), std::move(run_options), {}});
   }
   std::map<std::string, scenario::Cell> simulated;
-  for (const auto& results : run_simulated_together(requests, jobs)) {
+  for (const auto& results : sim::run_simulated_together(requests, jobs)) {
     for (auto& cell : scenario::collect_cells(results)) {
       simulated[key_of(cell.scenario, cell.fps, cell.body_bytes, cell.variant)] = std::move(cell);
     }
@@ -431,4 +431,4 @@ void write_comparison(const Comparison& c, const std::string& dir, const std::st
   write_plot(c, dir, title);
 }
 
-}  // namespace tb::app
+}  // namespace tb::studies

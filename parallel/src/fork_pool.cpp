@@ -1,4 +1,4 @@
-#include "fork_pool.hpp"
+#include "twinbench/parallel/fork_pool.hpp"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <vector>
 
-namespace tb::app {
+namespace tb::parallel {
 
 std::optional<std::size_t> run_forked(std::size_t count, unsigned jobs, const std::function<int(std::size_t)>& task,
                                       const std::function<void(std::size_t, bool)>& on_done,
@@ -87,4 +87,4 @@ std::optional<std::size_t> run_forked(std::size_t count, unsigned jobs, const st
   return failed;
 }
 
-}  // namespace tb::app
+}  // namespace tb::parallel

@@ -12,11 +12,7 @@
 
 #include "scenario.pb.h"
 
-namespace CLI {
-class App;
-}
-
-namespace tb::app {
+namespace tb::studies {
 
 // Bad sweep input: an axis spec, a shard spec, directories of different sweeps (exit code 2).
 class SweepError : public std::runtime_error {
@@ -70,10 +66,7 @@ struct MergeArgs {
   std::string out;
 };
 
-// Register the subcommands on `app`; the commands run with the arguments filled in by parsing.
-CLI::App* add_sweep_subcommand(CLI::App& app, SweepArgs& args);
-CLI::App* add_merge_subcommand(CLI::App& app, MergeArgs& args);
 int sweep_command(const SweepArgs& args);
 int merge_command(const MergeArgs& args);
 
-}  // namespace tb::app
+}  // namespace tb::studies

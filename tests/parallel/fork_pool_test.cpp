@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "fork_pool.hpp"
+#include "twinbench/parallel/fork_pool.hpp"
 
 namespace tb {
 namespace {
@@ -16,7 +16,7 @@ namespace {
 TEST(ForkPool, TasksRunInIndexOrderAtMostJobsAtOnce) {
   const std::string lock = ::testing::TempDir() + "fork_pool_lock_" + std::to_string(::getpid());
   std::vector<std::size_t> finished;
-  const auto failed = app::run_forked(
+  const auto failed = parallel::run_forked(
       3, 1,
       [&](std::size_t) {
         const int fd = ::open(lock.c_str(), O_CREAT | O_EXCL | O_WRONLY, 0600);
@@ -41,7 +41,7 @@ TEST(ForkPool, NeverMoreThanJobsAtOnce) {
   const std::string base = ::testing::TempDir() + "fork_pool_slot_" + std::to_string(::getpid());
   const std::string slots[] = {base + "_a", base + "_b"};
   std::vector<bool> ok_by_task(5, false);
-  const auto failed = app::run_forked(
+  const auto failed = parallel::run_forked(
       5, 2,
       [&](std::size_t) {
         for (const auto& slot : slots) {
@@ -73,7 +73,7 @@ TEST(ForkPool, AGroupStartsTogetherBeyondJobs) {
     return ::poll(&ready, 1, 5000) == 1 ? 0 : 5;  // bounded: a lone child fails instead of hanging
   };
   std::vector<std::size_t> finished;
-  const auto failed = app::run_forked(
+  const auto failed = parallel::run_forked(
       3, 1,
       [&](std::size_t i) {
         if (i == 0) return exchange(to_2[1], to_0[0]);
@@ -93,7 +93,7 @@ TEST(ForkPool, AGroupStartsTogetherBeyondJobs) {
 
 TEST(ForkPool, AFailureStopsNewLaunches) {
   std::vector<std::size_t> finished;
-  const auto failed = app::run_forked(
+  const auto failed = parallel::run_forked(
       4, 1, [](std::size_t i) { return i == 1 ? 3 : 0; },
       [&](std::size_t i, bool) { finished.push_back(i); });
   ASSERT_TRUE(failed.has_value());

@@ -9,7 +9,7 @@
 #include "results.pb.h"
 #include "twinbench/scenario/stats.hpp"
 
-namespace tb::app {
+namespace tb::studies {
 
 // One measured cell. Read from the reference CSV format: '#' comment lines, then a header naming
 // at least scenario,fps,body_bytes,variant,median_ms; min_ms,q1_ms,q3_ms,max_ms are used when
@@ -93,4 +93,4 @@ void write_comparison(const Comparison& c, const std::string& dir, const std::st
 // The published run: its medians and five-number summaries, built in.
 std::vector<MeasuredCell> published_cells();
 
-}  // namespace tb::app
+}  // namespace tb::studies

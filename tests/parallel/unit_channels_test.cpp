@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "fork_pool.hpp"
-#include "unit_channels.hpp"
+#include "twinbench/parallel/fork_pool.hpp"
+#include "twinbench/parallel/unit_channels.hpp"
 
 namespace tb {
 namespace {
@@ -32,7 +32,7 @@ twinbench::Sample sample(std::uint32_t round, std::uint64_t frames, const std::s
 runner::StepKey step(std::uint32_t round) { return runner::StepKey{"c3_coop", 60, 1u << 20, round}; }
 
 TEST(SpanFeed, GivesEachStepItsSpanWhateverOrderItIsAskedIn) {
-  app::SpanFeed feed;
+  parallel::SpanFeed feed;
   feed.add(sample(0, 20));
   feed.add(sample(1, 21));
   feed.add(sample(2, 22, "timed out"));
@@ -45,7 +45,7 @@ TEST(SpanFeed, GivesEachStepItsSpanWhateverOrderItIsAskedIn) {
 }
 
 TEST(SpanFeed, AFeedThatEndsWithoutTheStepIsAnErrorNotAHang) {
-  app::SpanFeed feed;
+  parallel::SpanFeed feed;
   feed.add(sample(0, 20));
   feed.finish();  // a unit failed: nothing more comes
   EXPECT_EQ(feed.span_of_step(step(0)).frames, 20u);
@@ -61,7 +61,7 @@ TEST(SpanFeed, MoreThanThePipeHoldsWaitsInTheWriterAndArrivesWhole) {
   // 20000 spans (~600 KB) is ten times a pipe's buffer: the writer keeps what the pipe does not
   // take and writes it when asked to flush, as the parent does while its children run.
   constexpr std::uint32_t kSteps = 20000;
-  app::SpanFeed feed;
+  parallel::SpanFeed feed;
   for (std::uint32_t r = 0; r < kSteps; ++r) feed.add(sample(r, r % 97));
   feed.finish();
   std::atomic<bool> reading{true};
@@ -83,9 +83,9 @@ TEST(SpanFeed, MoreThanThePipeHoldsWaitsInTheWriterAndArrivesWhole) {
 // ends the feed when it learns of the failure; the waiting child sees the end (no other child
 // holds the feed's write end) and fails too, instead of waiting for ever.
 TEST(SpanFeed, AChildWaitingOnAFailedOneSeesTheFeedEnd) {
-  app::SpanFeed feed;
+  parallel::SpanFeed feed;
   std::vector<std::pair<std::size_t, bool>> ended;
-  const auto failed = app::run_forked(
+  const auto failed = parallel::run_forked(
       2, 2,
       [&](std::size_t i) {
         feed.keep_in_child(/*reader=*/i == 1);
@@ -110,7 +110,7 @@ TEST(SpanFeed, AChildWaitingOnAFailedOneSeesTheFeedEnd) {
 }
 
 TEST(SampleChannel, ASampleTooLongForOneFrameArrivesAsItsStep) {
-  app::SampleChannel channel;
+  parallel::SampleChannel channel;
   auto long_one = sample(3, 30);
   long_one.set_scenario(std::string(8000, 's'));  // one write() is atomic only up to PIPE_BUF
   channel.send(7, sample(2, 20, std::string(5000, 'e')));

@@ -1,8 +1,8 @@
-#include "tls_setup.hpp"
+#include "twinbench/runner/tls_setup.hpp"
 
 #include "twinbench/scenario/load.hpp"
 
-namespace tb::app {
+namespace tb::runner {
 
 bool uses_tls(const twinbench::Scenario& s) {
   return s.has_tls() || s.target().base_url().starts_with("https://");
@@ -72,4 +72,4 @@ TlsSetup make_tls_setup(const twinbench::Scenario& scenario, std::vector<std::st
   return setup;
 }
 
-}  // namespace tb::app
+}  // namespace tb::runner

@@ -11,11 +11,7 @@
 #include "results.pb.h"
 #include "twinbench/scenario/stats.hpp"
 
-namespace CLI {
-class App;
-}
-
-namespace tb::app {
+namespace tb::studies {
 
 struct TwinCell {
   std::string point;  // the grid point's key ("rtt_ms=40,rate_mbps=100"); empty without axes
@@ -28,6 +24,9 @@ struct TwinCell {
   double frame_ms = 0;  // one frame at this cap (uncapped: the scenario's frame work)
   bool path_valid = true;
   double lateness_p99_us = 0;
+  // Set when either twin has no successful sample of the cell (the first error): the cell counts
+  // as outside, with no numbers.
+  std::string missing;
 
   double diff_ms() const { return simulated.median - emulated.median; }
   double diff_percent() const { return 100 * diff_ms() / emulated.median; }
@@ -35,8 +34,8 @@ struct TwinCell {
   bool within() const;  // |diff| <= max(1 frame, 5 % of the emulated median)
 };
 
-// Pairs the two twins' samples cell by cell (a cell either twin has no successful sample of is
-// left out and counted by the caller from the scenario). Throws std::runtime_error when the two
+// Pairs the two twins' samples cell by cell, in the scenario's order; a cell either twin has no
+// successful sample of is kept, marked `missing`. Throws std::runtime_error when the two
 // result sets are of different scenarios.
 std::vector<TwinCell> pair_cells(const std::string& point, const twinbench::ResultSet& simulated,
                                  const twinbench::ResultSet& emulated);
@@ -56,7 +55,6 @@ struct TwinCompareArgs {
   bool quiet = false;
 };
 
-CLI::App* add_twin_compare_subcommand(CLI::App& app, TwinCompareArgs& args);
 int twin_compare_command(const TwinCompareArgs& args);
 
-}  // namespace tb::app
+}  // namespace tb::studies

@@ -1,4 +1,4 @@
-#include "sweep.hpp"
+#include "twinbench/studies/sweep.hpp"
 
 #include <google/protobuf/text_format.h>
 #include <unistd.h>
@@ -14,17 +14,16 @@
 #include <sstream>
 #include <thread>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "fork_pool.hpp"
+#include "twinbench/parallel/fork_pool.hpp"
 #include "results.pb.h"
-#include "sim_backend.hpp"
+#include "twinbench/sim/sim_backend.hpp"
 #include "twinbench/scenario/load.hpp"
 #include "twinbench/scenario/report.hpp"
 #include "twinbench/scenario/stats.hpp"
 
-namespace tb::app {
+namespace tb::studies {
 
 namespace {
 
@@ -280,7 +279,7 @@ Plan plan_sweep(const SweepArgs& a) {
   if (a.runs) scenario.set_runs(*a.runs);
   if (a.warmups) scenario.set_warmups(*a.warmups);
   scenario::validate_scenario(scenario, a.scenario);
-  require_simulatable(scenario, a.scenario);
+  sim::require_simulatable(scenario, a.scenario);
 
   std::vector<Axis> axes = manifest_axes(scenario, a.scenario);
   std::set<std::string> given;
@@ -319,7 +318,7 @@ Plan plan_sweep(const SweepArgs& a) {
     const Scenario point = apply_point(scenario, axes, p);
     const std::string origin = fmt::format("{} (point {})", a.scenario, p.key);
     scenario::validate_scenario(point, origin);
-    require_simulatable(point, origin);
+    sim::require_simulatable(point, origin);
   }
   plan.axes = std::move(axes);
   return plan;
@@ -538,31 +537,6 @@ Scenario apply_point(const Scenario& scenario, const std::vector<Axis>& axes, co
   return s;
 }
 
-CLI::App* add_sweep_subcommand(CLI::App& app, SweepArgs& a) {
-  a.jobs = std::max(1u, std::thread::hardware_concurrency());
-  auto* cmd = app.add_subcommand("sweep", "Simulate a scenario over a grid of parameters (docs/sweeps.md)");
-  cmd->add_option("scenario", a.scenario, "Scenario textproto file")->required();
-  cmd->add_option("--axis", a.axes,
-                  "NAME=VALUES, e.g. rtt=10ms..200ms/20, rate=10Mbit,1Gbit, fps=0,30,60 (repeatable; "
-                  "replaces the scenario's axis of that name)");
-  cmd->add_option("--out", a.out, "Sweep directory (default out/<scenario>-sweep)");
-  cmd->add_option("--seed", a.seed, "Seed from which every point's seed is derived");
-  cmd->add_option("--jobs,-j", a.jobs, "Points simulated at once (default: all cores)")->check(CLI::Range(1u, 256u));
-  cmd->add_option("--runs", a.runs, "Override the scenario's measured rounds");
-  cmd->add_option("--warmups", a.warmups, "Override the scenario's warmup rounds");
-  cmd->add_option("--shard", a.shard, "I/N: run only the points whose index % N == I (0 <= I < N)");
-  cmd->add_option("--limit", a.limit, "Run at most this many points now; a re-run resumes");
-  cmd->add_flag("--quiet,-q", a.quiet, "No progress bar");
-  return cmd;
-}
-
-CLI::App* add_merge_subcommand(CLI::App& app, MergeArgs& a) {
-  auto* cmd = app.add_subcommand("merge", "Combine the point results of sweep shard directories");
-  cmd->add_option("dirs", a.dirs, "Sweep directories (shards of one sweep)")->required();
-  cmd->add_option("--out", a.out, "Where sweep.csv and sweep.jsonl go")->required();
-  return cmd;
-}
-
 int sweep_command(const SweepArgs& a) {
   Plan plan;
   std::pair<std::size_t, std::size_t> shard{0, 1};
@@ -603,14 +577,14 @@ int sweep_command(const SweepArgs& a) {
   Progress progress(todo.size());
   std::size_t done = 0, ran = 0;
   if (!a.quiet && !todo.empty()) progress.update(0);
-  const auto failed = run_forked(
+  const auto failed = parallel::run_forked(
       todo.size(), a.jobs,
       [&](std::size_t i) {
         const Point& p = *todo[i];
         runner::RunOptions options;
         options.seed = fnv1a(fmt::format("{}:{}", plan.manifest.seed(), p.key));
         try {
-          const auto results = run_simulated(apply_point(scenario, plan.axes, p), options, 1);
+          const auto results = sim::run_simulated(apply_point(scenario, plan.axes, p), options, 1);
           scenario::write_file_atomically(point_file(out, p), results.SerializeAsString());
         } catch (const std::exception& e) {
           throw std::runtime_error(fmt::format("point {}: {}", p.key, e.what()));
@@ -664,4 +638,4 @@ int merge_command(const MergeArgs& a) {
   return 0;
 }
 
-}  // namespace tb::app
+}  // namespace tb::studies

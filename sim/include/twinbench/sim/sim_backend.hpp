@@ -16,9 +16,9 @@
 #include "twinbench/sim/ns_scheduler.hpp"
 #include "twinbench/servercore/deterministic_random.hpp"
 #include "twinbench/sim/sim_network.hpp"
-#include "tls_setup.hpp"
+#include "twinbench/runner/tls_setup.hpp"
 
-namespace tb::app {
+namespace tb::sim {
 
 // Counts the bytes written to each sink name; a download check compares and forgets them.
 class CountingSinks : public BodySinkFactory {
@@ -47,7 +47,7 @@ class SimBackend {
   // (not just their sizes) are the same run to run.
   std::unique_ptr<server::DeterministicRandom> random_;
   sim::NsScheduler scheduler_;
-  std::optional<TlsSetup> tls_;
+  std::optional<runner::TlsSetup> tls_;
   std::optional<TlsClientConfig> tls_client_;
   sim::SimNetwork network_;
   ScheduledThreads threads_;
@@ -87,4 +87,4 @@ struct SimulationRequest {
 std::vector<twinbench::ResultSet> run_simulated_together(const std::vector<SimulationRequest>& requests,
                                                          unsigned jobs);
 
-}  // namespace tb::app
+}  // namespace tb::sim

@@ -1,9 +1,9 @@
-#include "live_backend.hpp"
+#include "twinbench/live/live_backend.hpp"
 
 #include <filesystem>
 #include <system_error>
 
-namespace tb::app {
+namespace tb::live {
 
 LiveBackend::LiveBackend(live::TransportOptions transport_options)
     : transports_(io_, transport_options),
@@ -25,4 +25,4 @@ LiveBackend::LiveBackend(live::TransportOptions transport_options)
                },
                "live"} {}
 
-}  // namespace tb::app
+}  // namespace tb::live

@@ -1,4 +1,4 @@
-#include "sim_backend.hpp"
+#include "twinbench/sim/sim_backend.hpp"
 
 #include <unistd.h>
 
@@ -12,12 +12,12 @@
 #include <set>
 #include <stdexcept>
 
-#include "fork_pool.hpp"
-#include "unit_channels.hpp"
+#include "twinbench/parallel/fork_pool.hpp"
+#include "twinbench/parallel/unit_channels.hpp"
 #include "twinbench/clientcore/url.hpp"
 #include "twinbench/scenario/load.hpp"
 
-namespace tb::app {
+namespace tb::sim {
 
 namespace {
 
@@ -44,7 +44,7 @@ class CountingSink : public BodySink {
 std::string simulated_base_url(const twinbench::Scenario& s, const sim::SimNetwork& network) {
   const auto url = parse_url(s.target().base_url());
   const std::string host = url ? url->host : network.server_address();
-  return (uses_tls(s) ? "https://" : "http://") + host + ":" + std::to_string(network.server_port());
+  return (runner::uses_tls(s) ? "https://" : "http://") + host + ":" + std::to_string(network.server_port());
 }
 
 // What the simulated server's certificate names: the target's host and the server's address.
@@ -55,12 +55,12 @@ std::vector<std::string> simulated_server_names(const twinbench::Scenario& s) {
   return names;
 }
 
-std::optional<TlsSetup> simulated_tls(const twinbench::Scenario& s) {
-  if (!uses_tls(s)) return std::nullopt;
-  return make_tls_setup(s, simulated_server_names(s));
+std::optional<runner::TlsSetup> simulated_tls(const twinbench::Scenario& s) {
+  if (!runner::uses_tls(s)) return std::nullopt;
+  return runner::make_tls_setup(s, simulated_server_names(s));
 }
 
-sim::SimTls sim_tls(const std::optional<TlsSetup>& tls) {
+sim::SimTls sim_tls(const std::optional<runner::TlsSetup>& tls) {
   if (!tls) return {};
   return sim::SimTls{tls->server, tls->handshake_cpu_ms};
 }
@@ -103,7 +103,7 @@ std::string CountingSinks::check_and_remove(const std::string& name, std::uint64
 
 SimBackend::SimBackend(const twinbench::Scenario& scenario, std::uint64_t seed)
     : scope_(seed),
-      random_(uses_tls(scenario) ? std::make_unique<server::DeterministicRandom>(seed) : nullptr),
+      random_(runner::uses_tls(scenario) ? std::make_unique<server::DeterministicRandom>(seed) : nullptr),
       tls_(simulated_tls(scenario)),
       tls_client_(tls_ ? std::optional(tls_->client) : std::nullopt),
       network_(scenario.network(), seed, {}, sim_tls(tls_)),
@@ -269,7 +269,7 @@ double held_up(const std::vector<Unit>& units, std::size_t i) {
 // order): a long simulation then overlaps the short ones. `on_sample`, if given, gets every sample
 // as it is recorded, from whichever unit.
 std::vector<twinbench::ResultSet> run_all(const std::vector<Unit>& units, unsigned jobs,
-                                          const SampleChannel::Receiver& on_sample) {
+                                          const parallel::SampleChannel::Receiver& on_sample) {
   std::vector<std::size_t> order(units.size());
   std::vector<double> weight(units.size());
   for (std::size_t i = 0; i < units.size(); ++i) {
@@ -327,8 +327,8 @@ std::vector<twinbench::ResultSet> run_all(const std::vector<Unit>& units, unsign
     // Test credentials are made once per process and cached (RSA key generation was ~90 % of a
     // small unit's time): made here, the children inherit them.
     for (const auto& unit : units)
-      if (uses_tls(unit.scenario))
-        server::make_credentials(cert_profile(unit.scenario, simulated_server_names(unit.scenario)));
+      if (runner::uses_tls(unit.scenario))
+        server::make_credentials(runner::cert_profile(unit.scenario, simulated_server_names(unit.scenario)));
     namespace fs = std::filesystem;
     const fs::path dir = fs::temp_directory_path() / ("twinbench-units-" + std::to_string(::getpid()));
     fs::create_directories(dir);
@@ -344,19 +344,19 @@ std::vector<twinbench::ResultSet> run_all(const std::vector<Unit>& units, unsign
 
     // Each unit that waits out others' steps, with its feed, and the units it starts with: all of
     // them, since each round it needs a span from each, so it keeps pace only while they all run.
-    std::map<std::size_t, std::unique_ptr<SpanFeed>> feeds;
+    std::map<std::size_t, std::unique_ptr<parallel::SpanFeed>> feeds;
     std::vector<std::size_t> position(units.size());
     for (std::size_t k = 0; k < order.size(); ++k) position[order[k]] = k;
     std::vector<std::vector<std::size_t>> group(units.size());  // by position in `order`, of positions
     for (std::size_t i = 0; i < units.size(); ++i) {
       if (units[i].waits_for.empty()) continue;
-      feeds.emplace(i, std::make_unique<SpanFeed>());
+      feeds.emplace(i, std::make_unique<parallel::SpanFeed>());
       std::vector<std::size_t> members{position[i]};
       for (const auto j : units[i].waits_for) members.push_back(position[j]);
       for (const auto member : members) group[member] = members;
     }
-    SampleChannel channel;
-    const SampleChannel::Receiver receive = [&](std::size_t unit, const twinbench::Sample& sample) {
+    parallel::SampleChannel channel;
+    const parallel::SampleChannel::Receiver receive = [&](std::size_t unit, const twinbench::Sample& sample) {
       if (on_sample) on_sample(unit, sample);
       for (auto& [waiting, feed] : feeds) {
         if (waits(waiting, unit)) feed->add(sample);
@@ -369,7 +369,7 @@ std::vector<twinbench::ResultSet> run_all(const std::vector<Unit>& units, unsign
     };
 
     std::string failure;
-    const auto failed = run_forked(
+    const auto failed = parallel::run_forked(
         order.size(), jobs,
         [&](std::size_t k) {
           const std::size_t i = order[k];
@@ -410,7 +410,7 @@ std::vector<twinbench::ResultSet> run_all(const std::vector<Unit>& units, unsign
             for (auto& [waiting, feed] : feeds) feed->finish();  // nothing more comes: the waiting stop
             return;
           }
-          feeds_waiting_for(i, [&](std::size_t waiting, SpanFeed& feed) {
+          feeds_waiting_for(i, [&](std::size_t waiting, parallel::SpanFeed& feed) {
             const auto& w = units[waiting].waits_for;
             if (std::all_of(w.begin(), w.end(), [&](std::size_t j) { return done[j]; })) feed.finish();
           });
@@ -467,7 +467,7 @@ std::vector<twinbench::ResultSet> run_simulated_together(const std::vector<Simul
   // Progress: each request's samples counted against its whole protocol, whichever unit sent them.
   std::vector<std::size_t> reported(requests.size(), 0);
   std::vector<std::size_t> total(requests.size(), 0);
-  SampleChannel::Receiver on_sample;
+  parallel::SampleChannel::Receiver on_sample;
   if (std::any_of(requests.begin(), requests.end(), [](const auto& r) { return r.options.on_sample != nullptr; })) {
     for (std::size_t r = 0; r < requests.size(); ++r) total[r] = runner::protocol_steps(requests[r].scenario).size();
     on_sample = [&](std::size_t unit, const twinbench::Sample& sample) {
@@ -499,4 +499,4 @@ std::vector<twinbench::ResultSet> run_simulated_together(const std::vector<Simul
   return results;
 }
 
-}  // namespace tb::app
+}  // namespace tb::sim

@@ -1,4 +1,4 @@
-#include "gnuplot.hpp"
+#include "twinbench/studies/gnuplot.hpp"
 
 #include <unistd.h>
 
@@ -10,7 +10,7 @@
 
 #include "twinbench/scenario/report.hpp"
 
-namespace tb::app {
+namespace tb::studies {
 
 std::string gnuplot_quoted(const std::string& text) {
   std::string out = "'";
@@ -40,4 +40,4 @@ void render_plot(const std::filesystem::path& dir, const std::string& stem, cons
   fs::remove_all(work);
 }
 
-}  // namespace tb::app
+}  // namespace tb::studies
