@@ -137,7 +137,7 @@ class ScenarioRun {
     model.request(spec, [this, step, started, first_frame, spec, index, finished](const Completion& c) {
       *finished = true;
       record(step, spec, c, b_.scheduler.now() - started, frames_.frames() - first_frame, index);
-      start_step();
+      continue_script();
     });
     // A request that never completes is cancelled and recorded, and the run goes on.
     b_.scheduler.schedule_at(started + o_.request_timeout, [this, &model, step, spec, started,
@@ -153,20 +153,32 @@ class ScenarioRun {
     });
   }
 
+  // The script has resumed after a request (where its model delivered the completion): it starts
+  // the next one there, or first awaits the next frame's process_frame (scenario.request_start).
+  void continue_script() {
+    if (s_.request_start() == twinbench::NEXT_PROCESS_FRAME) return frames_.await_process_frame([this] { start_step(); });
+    start_step();
+  }
+
   // A step simulated in another world: the script goes on where that step's awaiting script would
   // have resumed, in its model's completion phase: with its span, in the frame it ended there (so the
   // steps run here see the idle gaps of the whole run); without, in the next frame.
   void pass_step_run_elsewhere(const Step& step, const std::string& variant) {
     const auto phase = models_[step.variant]->completion_phase();
     const auto& span_of_step = o_.elsewhere->span_of_step;
-    if (!span_of_step) return frames_.at(frames_.frames() + 1, phase, [this] { start_step(); });
+    if (!span_of_step) return frames_.at(frames_.frames() + 1, phase, [this] { continue_script(); });
     const auto [frames, timed_out] = span_of_step(StepKey{variant, step.fps, step.body_bytes, step.round});
     // A timed-out request is recorded when the timeout fires; the script resumes at the next
     // process_frame.
     const auto frame = frames_.frames() + frames + (timed_out ? 1 : 0);
     const auto at = timed_out ? FramePhase::kProcessFrame : phase;
-    if (!frames_.ahead(frame, at)) return start_step();  // it ended without waiting
-    frames_.at(frame, at, [this] { start_step(); });
+    // A timed-out step resumes at a process_frame, so it needs no further wait.
+    if (timed_out) {
+      if (!frames_.ahead(frame, at)) return start_step();
+      return frames_.at(frame, at, [this] { start_step(); });
+    }
+    if (!frames_.ahead(frame, at)) return continue_script();  // it ended without waiting
+    frames_.at(frame, at, [this] { continue_script(); });
   }
 
   void record(const Step& step, const RequestSpec& spec, Completion c, Duration elapsed,

@@ -225,6 +225,8 @@ void check(const Scenario& s, const std::string& origin, const TextFormat::Parse
   check.require(s.download_chunk_size() >= kMinChunk && s.download_chunk_size() <= kMaxChunk,
                 root.field("download_chunk_size"), fmt::format("{} to {} bytes", kMinChunk, kMaxChunk),
                 fmt::format("{}", s.download_chunk_size()));
+  check.require(twinbench::RequestStart_IsValid(s.request_start()), root.field("request_start"),
+                "AFTER_COMPLETION or NEXT_PROCESS_FRAME", std::to_string(s.request_start()));
   check.require(s.session_scope() == twinbench::PER_FRAME_CAP || s.session_scope() == twinbench::PER_SCENARIO,
                 root.field("session_scope"), "PER_FRAME_CAP or PER_SCENARIO",
                 twinbench::SessionScope_Name(s.session_scope()));
