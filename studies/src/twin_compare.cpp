@@ -165,85 +165,111 @@ void collect_notes(const twinbench::ResultSet& emulated, std::set<std::string>& 
 
 }  // namespace
 
-int twin_compare_command(const TwinCompareArgs& a) {
+namespace {
+
+struct CompareInput {
   twinbench::Scenario base;
   std::vector<GridPoint> points;
+};
+
+// The scenario with --runs/--warmups, and the grid's points, each validated (bad input throws).
+CompareInput load_input(const TwinCompareArgs& a) {
+  CompareInput in;
+  in.base = scenario::load_scenario(a.scenario);
+  if (a.runs) in.base.set_runs(*a.runs);
+  if (a.warmups) in.base.set_warmups(*a.warmups);
+  sim::require_simulatable(in.base, a.scenario);
+  in.points = grid_of(in.base, a.axes);
+  for (const auto& p : in.points) {
+    const std::string origin = a.scenario + (p.key.empty() ? "" : " at " + p.key);
+    scenario::validate_scenario(p.scenario, origin);
+    sim::require_simulatable(p.scenario, origin);
+  }
+  return in;
+}
+
+struct CompareOutcome {
+  std::vector<TwinCell> cells;
+  std::set<std::string> seen_notes;
+  std::vector<std::string> not_applied;  // settings the emulated path did not take
+  std::vector<std::string> invalid;      // runs whose emulator timing was invalid
+};
+
+void report_point(std::size_t i, const CompareInput& in, const std::vector<TwinCell>& point_cells,
+                  const twinbench::EmulatedPath& path, std::chrono::steady_clock::time_point start) {
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double eta = elapsed / static_cast<double>(i + 1) * static_cast<double>(in.points.size() - i - 1);
+  const auto ok = std::count_if(point_cells.begin(), point_cells.end(), [](const TwinCell& c) { return c.within(); });
+  const auto& key = in.points[i].key;
+  std::cerr << fmt::format("[{}/{}] {}: {}/{} cells within; lateness p99 {:.0f} us{}; ETA {:.0f} s\n", i + 1,
+                           in.points.size(), key.empty() ? in.base.name() : key, ok, point_cells.size(),
+                           path.lateness_p99_us(), path.valid() ? "" : " (INVALID)", eta);
+}
+
+// Every point simulated (in parallel, first), then run on the emulated path (one at a time:
+// real time needs the machine), paired cell by cell; each point's results kept under points/.
+CompareOutcome run_both_twins(const TwinCompareArgs& a, const CompareInput& in, const std::filesystem::path& out) {
+  runner::RunOptions options;
+  options.seed = a.seed;
+  if (!a.quiet) std::cerr << fmt::format("simulating {} point(s) ({} jobs)...\n", in.points.size(), a.jobs);
+  std::vector<sim::SimulationRequest> requests;
+  for (const auto& p : in.points) requests.push_back({p.scenario, options, {}, false});
+  const auto simulated = sim::run_simulated_together(requests, a.jobs);
+  CompareOutcome o;
+  const auto start = std::chrono::steady_clock::now();
+  for (std::size_t i = 0; i < in.points.size(); ++i) {
+    const auto& p = in.points[i];
+    const auto emulated_run = emulated::run_emulated(p.scenario, options);
+    const auto point_cells = pair_cells(p.key, simulated[i], emulated_run);
+    o.cells.insert(o.cells.end(), point_cells.begin(), point_cells.end());
+    collect_notes(emulated_run, o.seen_notes, o.not_applied);
+    const auto& path = emulated_run.run().emulated();
+    if (!path.valid()) o.invalid.push_back(fmt::format("- {}: {}", p.key.empty() ? "the run" : p.key, path.invalid_reason()));
+    const auto dir = out / "points" / (p.key.empty() ? std::string("all") : p.key);
+    scenario::write_results(simulated[i], dir / "sim");
+    scenario::write_results(emulated_run, dir / "emulated");
+    if (!a.quiet) report_point(i, in, point_cells, path, start);
+  }
+  return o;
+}
+
+void write_compare(const TwinCompareArgs& a, const CompareInput& in, const CompareOutcome& o,
+                   const std::filesystem::path& out) {
+  std::vector<std::string> notes;
+  if (!o.not_applied.empty()) {
+    notes.push_back("Scenario settings the emulated path did not apply:\n");
+    notes.insert(notes.end(), o.not_applied.begin(), o.not_applied.end());
+  }
+  if (!o.invalid.empty()) {
+    notes.push_back("\nRuns whose emulator timing was invalid:\n");
+    notes.insert(notes.end(), o.invalid.begin(), o.invalid.end());
+  }
+  notes.push_back(fmt::format("\nSeed {}; {} measured and {} warmup rounds per cell; per-point results in points/.",
+                              a.seed, in.base.runs(), in.base.warmups()));
+  const std::string title = fmt::format("{}: simulation against the emulated path", in.base.name());
+  const std::string md = twin_markdown(o.cells, title, notes);
+  scenario::write_file_atomically(out / "compare.csv", twin_csv(o.cells));
+  scenario::write_file_atomically(out / "compare.md", md);
+  write_twin_plot(o.cells, out, title);
+  std::cout << md;
+  if (!a.quiet) std::cerr << "wrote " << out.string() << "/compare.{csv,md,png,svg}\n";
+}
+
+}  // namespace
+
+int twin_compare_command(const TwinCompareArgs& a) {
+  CompareInput in;
   try {
-    base = scenario::load_scenario(a.scenario);
-    if (a.runs) base.set_runs(*a.runs);
-    if (a.warmups) base.set_warmups(*a.warmups);
-    sim::require_simulatable(base, a.scenario);
-    points = grid_of(base, a.axes);
-    for (const auto& p : points) {
-      scenario::validate_scenario(p.scenario, a.scenario + (p.key.empty() ? "" : " at " + p.key));
-      sim::require_simulatable(p.scenario, a.scenario + (p.key.empty() ? "" : " at " + p.key));
-    }
-  } catch (const std::exception& e) {
+    in = load_input(a);
+    // The path's prerequisites before an hour of simulation.
+    if (const auto missing = emulated::run_emulated_preflight(in.base)) throw emulated::PathUnavailable(*missing);
+  } catch (const std::exception& e) {  // bad input or a path that cannot be built
     std::cerr << "error: " << e.what() << "\n";
     return 2;
   }
-  const std::filesystem::path out = a.out.empty() ? "out/" + base.name() + "-compare" : a.out;
-  runner::RunOptions options;
-  options.seed = a.seed;
+  const std::filesystem::path out = a.out.empty() ? "out/" + in.base.name() + "-compare" : a.out;
   try {
-    // Both twins need the path's prerequisites checked before an hour of simulation.
-    const auto probe = emulated::run_emulated_preflight(base);
-    if (probe) throw emulated::PathUnavailable(*probe);
-
-    if (!a.quiet) std::cerr << fmt::format("simulating {} point(s) ({} jobs)...\n", points.size(), a.jobs);
-    std::vector<sim::SimulationRequest> requests;
-    for (const auto& p : points) requests.push_back({p.scenario, options, {}, false});
-    const auto simulated = sim::run_simulated_together(requests, a.jobs);
-
-    std::vector<TwinCell> cells;
-    std::set<std::string> seen;
-    std::vector<std::string> notes;
-    std::vector<std::string> invalid;
-    const auto start = std::chrono::steady_clock::now();
-    for (std::size_t i = 0; i < points.size(); ++i) {
-      const auto& p = points[i];
-      const auto emulated_run = emulated::run_emulated(p.scenario, options);
-      const auto point_cells = pair_cells(p.key, simulated[i], emulated_run);
-      cells.insert(cells.end(), point_cells.begin(), point_cells.end());
-      collect_notes(emulated_run, seen, notes);
-      const auto& path = emulated_run.run().emulated();
-      if (!path.valid()) invalid.push_back(fmt::format("- {}: {}", p.key.empty() ? "the run" : p.key, path.invalid_reason()));
-      const auto dir = out / "points" / (p.key.empty() ? std::string("all") : p.key);
-      scenario::write_results(simulated[i], dir / "sim");
-      scenario::write_results(emulated_run, dir / "emulated");
-      if (!a.quiet) {
-        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        const double eta = elapsed / static_cast<double>(i + 1) * static_cast<double>(points.size() - i - 1);
-        const auto ok = std::count_if(point_cells.begin(), point_cells.end(), [](const TwinCell& c) { return c.within(); });
-        std::cerr << fmt::format("[{}/{}] {}: {}/{} cells within; lateness p99 {:.0f} us{}; ETA {:.0f} s\n", i + 1,
-                                 points.size(), p.key.empty() ? base.name() : p.key, ok, point_cells.size(),
-                                 path.lateness_p99_us(), path.valid() ? "" : " (INVALID)", eta);
-      }
-    }
-    std::vector<std::string> all_notes;
-    if (!notes.empty()) {
-      all_notes.push_back("Scenario settings the emulated path did not apply:\n");
-      all_notes.insert(all_notes.end(), notes.begin(), notes.end());
-    }
-    if (!invalid.empty()) {
-      all_notes.push_back("\nRuns whose emulator timing was invalid:\n");
-      all_notes.insert(all_notes.end(), invalid.begin(), invalid.end());
-    }
-    all_notes.push_back(fmt::format("\nSeed {}; {} measured and {} warmup rounds per cell; per-point results in points/.",
-                                    a.seed, base.runs(), base.warmups()));
-    const std::string title = fmt::format("{}: simulation against the emulated path", base.name());
-    const std::string md = twin_markdown(cells, title, all_notes);
-    scenario::write_file_atomically(out / "compare.csv", twin_csv(cells));
-    scenario::write_file_atomically(out / "compare.md", md);
-    write_twin_plot(cells, out, title);
-    std::cout << md;
-    if (!a.quiet) std::cerr << "wrote " << out.string() << "/compare.{csv,md,png,svg}\n";
-  } catch (const emulated::PathUnavailable& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 2;
-  } catch (const SweepError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 2;
+    write_compare(a, in, run_both_twins(a, in, out), out);
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 1;
