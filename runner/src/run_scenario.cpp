@@ -63,7 +63,7 @@ class ScenarioRun {
     info->set_server(base_url_);
     info->set_server_nodelay(o_.server_nodelay);
     info->set_keep_alive(true);
-    info->set_twinbench_version("0.1.0");
+    info->set_twinbench_version(TWINBENCH_VERSION);  // the CMake project's version
 
     frames_.start();
     frames_.await_process_frame([this] { start_step(); });
