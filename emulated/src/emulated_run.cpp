@@ -23,47 +23,39 @@ namespace {
 
 using PathInfo = twinbench::EmulatedPath;  // the results message, not the path
 
-void add_settings(PathInfo& info, const std::string& side, const std::vector<emulated::AppliedSetting>& settings) {
-  for (const auto& s : settings) {
-    auto* out = info.add_settings();
-    out->set_side(side);
-    out->set_field(s.field);
-    out->set_value(s.value);
-    out->set_applied(s.applied);
-    out->set_how(s.how);
-  }
+void add_setting(PathInfo& info, const std::string& side, const AppliedSetting& s) {
+  auto* out = info.add_settings();
+  out->set_side(side);
+  out->set_field(s.field);
+  out->set_value(s.value);
+  out->set_applied(s.applied);
+  out->set_how(s.how);
 }
 
-// What of the scenario the emulated path does not model, stated rather than dropped.
-void add_path_gaps(PathInfo& info, const twinbench::Scenario& scenario, const scenario::ResolvedTcp& client_tcp) {
-  auto gap = [&](const std::string& side, const std::string& field, const std::string& value, const std::string& how) {
-    auto* out = info.add_settings();
-    out->set_side(side);
-    out->set_field(field);
-    out->set_value(value);
-    out->set_applied(false);
-    out->set_how(how);
-  };
+// The server's settings beyond its namespace's kernel ones, and what the path does not model,
+// stated rather than dropped. `server_tcp` is as applied (the run's --nodelay included).
+std::vector<AppliedSetting> server_settings(const twinbench::Scenario& scenario, const scenario::ResolvedTcp& server_tcp) {
+  std::vector<AppliedSetting> out;
   const auto& network = scenario.network();
+  out.push_back({"nodelay", server_tcp.nodelay ? "true" : "false", true, "TCP_NODELAY on accepted sockets when true"});
   if (network.server_think_ms() > 0)
-    gap("server", "server_think_ms", fmt::format("{:g}", network.server_think_ms()),
-        "not applied: the live server answers as soon as it has the request");
-  if (network.resolve_ms() > 0)
-    gap("client", "resolve_ms", fmt::format("{:g}", network.resolve_ms()),
-        "not applied: the client connects to an address literal");
+    out.push_back({"server_think_ms", fmt::format("{:g}", network.server_think_ms()), false,
+                 "not applied: the live server answers as soon as it has the request"});
   if (scenario.has_tls() && scenario.tls().handshake_cpu_ms() > 0)
-    gap("server", "tls.handshake_cpu_ms", fmt::format("{:g}", scenario.tls().handshake_cpu_ms()),
-        "not applied: the handshake costs what it costs on this machine's CPU");
-  {
-    auto* out = info.add_settings();
-    out->set_side("server");
-    out->set_field("nodelay");
-    out->set_value(scenario.network().server_tcp().nodelay() ? "true" : "false");
-    out->set_applied(true);
-    out->set_how("TCP_NODELAY on accepted sockets when true (the run's --nodelay too)");
-  }
+    out.push_back({"tls.handshake_cpu_ms", fmt::format("{:g}", scenario.tls().handshake_cpu_ms()), false,
+                 "not applied: the handshake costs what it costs on this machine's CPU"});
+  return out;
+}
+
+// The client's: what the path does not model.
+std::vector<AppliedSetting> client_gaps(const twinbench::Scenario& scenario, const scenario::ResolvedTcp& client_tcp) {
+  std::vector<AppliedSetting> out;
+  if (scenario.network().resolve_ms() > 0)
+    out.push_back({"resolve_ms", fmt::format("{:g}", scenario.network().resolve_ms()), false,
+                   "not applied: the client connects to an address literal"});
   if (client_tcp.nodelay)
-    gap("client", "nodelay", "true", "not applied: the client never sets TCP_NODELAY, like Godot");
+    out.push_back({"nodelay", "true", false, "not applied: the client never sets TCP_NODELAY, like Godot"});
+  return out;
 }
 
 // 2 % of the smaller of the round trip and the shortest capped frame (none: of the round trip).
@@ -148,9 +140,10 @@ twinbench::ResultSet run_emulated(const twinbench::Scenario& scenario, runner::R
 
   PathInfo& info = *results.mutable_run()->mutable_emulated();
   results.mutable_run()->set_backend("emulated");
-  add_settings(info, "client", report.client_settings);
-  add_settings(info, "server", report.server_settings);
-  add_path_gaps(info, scenario, config.client_tcp);
+  for (const auto& set : report.client_settings) add_setting(info, "client", set);
+  for (const auto& set : client_gaps(scenario, config.client_tcp)) add_setting(info, "client", set);
+  for (const auto& set : report.server_settings) add_setting(info, "server", set);
+  for (const auto& set : server_settings(scenario, config.server_tcp)) add_setting(info, "server", set);
   info.set_lateness_p50_us(report.lateness.p50_us);
   info.set_lateness_p99_us(report.lateness.p99_us);
   info.set_lateness_max_us(report.lateness.max_us);
