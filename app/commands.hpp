@@ -1,11 +1,37 @@
 #pragma once
 // The twinbench subcommands, callable from main() and from the integration tests.
+#include <functional>
 #include <string>
 #include <vector>
 
+namespace CLI {
+class App;
+}
+
 namespace tb::app {
 
-// Exit codes: 0 success, 1 the run failed, 2 bad input (command line or scenario file).
+// Exit codes: 0 success, 1 the run failed, 2 bad input (command line, a file, or something the
+// command needs from the machine: tb::InputError).
 int main_with_args(const std::vector<std::string>& args);
+
+// One subcommand: registered on the parser, run when parsing chose it. A command reports failure
+// by throwing; main_with_args turns that into the exit code, in one place.
+struct Command {
+  CLI::App* cli;
+  std::function<void()> run;
+};
+
+// One per file, each holding its own arguments.
+Command add_run_command(CLI::App& app);
+Command add_serve_command(CLI::App& app);
+Command add_reproduce_command(CLI::App& app);
+Command add_validate_command(CLI::App& app);
+Command add_compare_command(CLI::App& app);
+Command add_calibrate_command(CLI::App& app);
+Command add_sweep_command(CLI::App& app);
+Command add_merge_command(CLI::App& app);
+
+// Default of every --jobs option: all cores.
+unsigned all_cores();
 
 }  // namespace tb::app

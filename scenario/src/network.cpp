@@ -1,5 +1,7 @@
 #include "twinbench/scenario/network.hpp"
 
+#include "twinbench/scenario/input_error.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -16,7 +18,7 @@ QueueLimit queue_limit(const twinbench::Link& link, double mbps, double rtt_ms, 
 }
 
 void require(bool ok, const std::string& what) {
-  if (!ok) throw std::invalid_argument("network." + what);
+  if (!ok) throw InputError("network." + what);
 }
 
 }  // namespace
@@ -28,7 +30,7 @@ ResolvedTcp resolve(const twinbench::Tcp& tcp) {
     case twinbench::CUBIC: r.congestion_control = CongestionControl::kCubic; break;
     case twinbench::BBR: r.congestion_control = CongestionControl::kBbr; break;
     case twinbench::NEW_RENO: r.congestion_control = CongestionControl::kNewReno; break;
-    default: throw std::invalid_argument("tcp.congestion_control: unknown value " +
+    default: throw InputError("tcp.congestion_control: unknown value " +
                                          std::to_string(tcp.congestion_control()));
   }
   if (tcp.initial_cwnd_segments() > 0) r.initial_cwnd_segments = tcp.initial_cwnd_segments();

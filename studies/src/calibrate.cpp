@@ -106,7 +106,7 @@ std::vector<CalibrationParameter> select_parameters(const std::string& names) {
     if (it == all.end()) {
       std::vector<std::string> known;
       for (const auto& p : all) known.push_back(p.name);
-      throw std::runtime_error(fmt::format("--params: expected one of {}, got '{}'", fmt::join(known, ","), name));
+      throw InputError(fmt::format("--params: expected one of {}, got '{}'", fmt::join(known, ","), name));
     }
     chosen.push_back(*it);
   }
@@ -132,7 +132,7 @@ void check_cell_patterns(const std::string& patterns, const std::string& option)
     if (pattern == "rest" && option == "--holdout") continue;
     if (split_on(pattern, '/').size() > 4 ||
         std::none_of(cells.begin(), cells.end(), [&](const auto& c) { return pattern_matches(c, pattern); })) {
-      throw std::runtime_error(fmt::format(
+      throw InputError(fmt::format(
           "{}: expected patterns scenario[/fps[/bytes[/variant]]] ('*' for any) matching published cells, got '{}'",
           option, pattern));
     }
@@ -166,14 +166,14 @@ Starts parse_starts(const std::string& text, const std::vector<CalibrationParame
   const std::string name = text.substr(0, eq);
   const auto it = std::find_if(params.begin(), params.end(), [&](const auto& p) { return p.name == name; });
   if (eq == std::string::npos || it == params.end()) {
-    throw std::runtime_error(fmt::format("--starts: expected NAME=V1,V2,... with NAME a fitted parameter, got '{}'", text));
+    throw InputError(fmt::format("--starts: expected NAME=V1,V2,... with NAME a fitted parameter, got '{}'", text));
   }
   starts.param = *it;
   for (const auto& v : split_on(text.substr(eq + 1), ',')) {
     char* end = nullptr;
     const double value = std::strtod(v.c_str(), &end);
     if (v.empty() || *end != '\0' || !std::isfinite(value)) {
-      throw std::runtime_error(fmt::format("--starts: '{}' is not a number", v));
+      throw InputError(fmt::format("--starts: '{}' is not a number", v));
     }
     starts.values.push_back(value);
   }
@@ -191,69 +191,103 @@ std::string summary_line(const Comparison& c) {
                      c.cells.size(), c.within_one_frame(), c.within_goal(), c.median_abs_pct(), c.max_abs_pct());
 }
 
-}  // namespace
 
-int calibrate_command(const CalibrateArgs& a) {
-  twinbench::Scenario start;
-  std::vector<CalibrationParameter> params;
-  Starts starts;
-  std::vector<MeasuredCell> fit, holdout;
-  try {
+// One calibration: the fit and held-out cells, the parameters, and every evaluation made so far
+// (a parameter vector is simulated once).
+class Calibration {
+ public:
+  explicit Calibration(const CalibrateArgs& a) : a_(a) {
     check_cell_patterns(a.fit, "--fit");
     check_cell_patterns(a.holdout, "--holdout");
-    start = load_profile(a.profile);
-    params = select_parameters(a.params);
-    starts = parse_starts(a.starts, params);
-    if (a.runs < 1) throw std::runtime_error("--runs: expected >= 1");
+    start_ = load_profile(a.profile);
+    params_ = select_parameters(a.params);
+    starts_ = parse_starts(a.starts, params_);
+    if (a.runs < 1) throw InputError("--runs: expected >= 1");
     for (auto& c : published_cells()) {
       if (cell_matches(c, a.fit)) {
-        fit.push_back(c);
+        fit_.push_back(c);
       } else if (a.holdout == "rest" || cell_matches(c, a.holdout)) {
-        holdout.push_back(c);
+        holdout_.push_back(c);
       }
     }
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 2;
   }
-  const auto t0 = std::chrono::steady_clock::now();
-  CompareOptions search{a.jobs, false, a.runs, std::nullopt};
+
+  // One descent from the profile, or one per --starts value (the descent only finds the nearest
+  // minimum: two parameters that trade off, such as the RTT and the server's think time in a warm
+  // ping, can hold it in a worse one). The lowest loss wins; the first on a tie.
+  void search() {
+    const auto t0 = std::chrono::steady_clock::now();
+    best_loss_ = std::numeric_limits<double>::infinity();
+    if (!starts_.param) {
+      std::tie(best_, best_loss_) = descend(start_);
+    } else {
+      starts_report_ = fmt::format("| start `{}` | loss | fitted |\n|---:|---:|---|\n", starts_.param->name);
+      for (double v : starts_.values) {
+        twinbench::Scenario s = start_;
+        starts_.param->set(s, v);
+        if (!a_.quiet) std::cerr << fmt::format("start {} = {}\n", starts_.param->name, value_text(v));
+        auto [fitted, loss] = descend(s);
+        starts_report_ += fmt::format("| {} | {:.3f} | {}|\n", value_text(v), loss, key_of(fitted));
+        if (loss < best_loss_ - 1e-9) best_ = fitted, best_loss_ = loss;
+      }
+    }
+    sensitivity_ = sensitivity();
+    search_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+
+  // The final figures with the published protocol (all runs); the report on stdout and the fitted
+  // profile written.
+  void finish() {
+    fit_result_ = simulate_and_compare(fit_, best_, CompareOptions{a_.jobs, false, 0, std::nullopt});
+    if (!holdout_.empty()) {
+      holdout_result_ = simulate_and_compare(holdout_, best_, CompareOptions{a_.jobs, false, 0, std::nullopt});
+    }
+    fit_result_.profile = holdout_result_.profile = best_.name();
+    fit_result_.profile_description = holdout_result_.profile_description = best_.description();
+    std::cout << report();
+    if (!holdout_.empty()) std::cout << comparison_markdown(holdout_result_, "Held-out cells") << "\n";
+    std::cout << comparison_markdown(fit_result_, "Fitted cells");
+    const std::filesystem::path out(a_.out);
+    if (out.has_parent_path()) std::filesystem::create_directories(out.parent_path());
+    scenario::write_file_atomically(out, fitted_profile());
+    if (!a_.quiet) std::cerr << "wrote " << a_.out << "\n";
+  }
+
+ private:
   struct Evaluation {
     double loss;
     std::size_t within_goal;  // fit cells within max(1 frame, 5 %)
   };
-  std::map<std::string, Evaluation> cache;  // parameter vector -> its evaluation
-  std::size_t evaluations = 0;
-  auto key_of = [&](const twinbench::Scenario& s) {
+
+  std::string key_of(const twinbench::Scenario& s) const {
     std::string key;
-    for (const auto& p : params) key += value_text(p.get(s)) + ";";
+    for (const auto& p : params_) key += value_text(p.get(s)) + ";";
     return key;
-  };
-  auto evaluate = [&](const twinbench::Scenario& s) {
+  }
+
+  Evaluation evaluate(const twinbench::Scenario& s) {
     const std::string key = key_of(s);
-    if (const auto it = cache.find(key); it != cache.end()) return it->second;
-    const Comparison c = simulate_and_compare(fit, s, search);
+    if (const auto it = cache_.find(key); it != cache_.end()) return it->second;
+    const Comparison c = simulate_and_compare(fit_, s, CompareOptions{a_.jobs, false, a_.runs, std::nullopt});
     const Evaluation e{calibration_loss(c), c.within_goal()};
-    ++evaluations;
-    cache[key] = e;
-    if (!a.quiet) std::cerr << fmt::format("  [{}] {}-> loss {:.3f}\n", evaluations, key, e.loss);
+    cache_[key] = e;
+    if (!a_.quiet) std::cerr << fmt::format("  [{}] {}-> loss {:.3f}\n", cache_.size(), key, e.loss);
     return e;
-  };
-  auto loss_of = [&](const twinbench::Scenario& s) { return evaluate(s).loss; };
+  }
 
   // Coordinate descent from one starting point: each pass sets each parameter in turn to its best
   // grid value, the others held.
-  auto descend = [&](twinbench::Scenario s) {
-    double loss = loss_of(s);
-    for (unsigned pass = 0; pass < a.passes; ++pass) {
+  std::pair<twinbench::Scenario, double> descend(twinbench::Scenario s) {
+    double loss = evaluate(s).loss;
+    for (unsigned pass = 0; pass < a_.passes; ++pass) {
       bool changed = false;
-      for (const auto& p : params) {
+      for (const auto& p : params_) {
         const double current = p.get(s);
         double chosen = current, chosen_loss = loss;
         for (double v : p.grid) {
           twinbench::Scenario candidate = s;
           p.set(candidate, v);
-          const double l = loss_of(candidate);
+          const double l = evaluate(candidate).loss;
           if (l < chosen_loss - 1e-9) chosen = v, chosen_loss = l;
         }
         if (chosen != current) {
@@ -261,123 +295,95 @@ int calibrate_command(const CalibrateArgs& a) {
           loss = chosen_loss;
           changed = true;
         }
-        if (!a.quiet) std::cerr << fmt::format("pass {}: {} = {} (loss {:.3f})\n", pass + 1, p.name, value_text(chosen), loss);
+        if (!a_.quiet) std::cerr << fmt::format("pass {}: {} = {} (loss {:.3f})\n", pass + 1, p.name, value_text(chosen), loss);
       }
       if (!changed) break;
     }
-    return std::pair{s, loss};
-  };
-
-  // One descent from the profile, or one per --starts value (the descent only finds the nearest
-  // minimum: two parameters that trade off, such as the RTT and the server's think time in a warm
-  // ping, can hold it in a worse one). The lowest loss wins; the first on a tie.
-  twinbench::Scenario best = start;
-  double best_loss = std::numeric_limits<double>::infinity();
-  std::string starts_report;
-  try {
-    if (!starts.param) {
-      std::tie(best, best_loss) = descend(start);
-    } else {
-      starts_report = fmt::format("| start `{}` | loss | fitted |\n|---:|---:|---|\n", starts.param->name);
-      for (double v : starts.values) {
-        twinbench::Scenario s = start;
-        starts.param->set(s, v);
-        if (!a.quiet) std::cerr << fmt::format("start {} = {}\n", starts.param->name, value_text(v));
-        auto [fitted, loss] = descend(s);
-        starts_report += fmt::format("| {} | {:.3f} | {}|\n", value_text(v), loss, key_of(fitted));
-        if (loss < best_loss - 1e-9) best = fitted, best_loss = loss;
-      }
-    }
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 1;
+    return {s, loss};
   }
+
   // How sharp the minimum is: the fit set one grid step either side of each fitted value, the
   // others held. A neighbour as good as the fit marks a ridge the fit set cannot resolve.
-  std::string sensitivity;
-  try {
+  std::string sensitivity() {
     const auto cell_text = [&](const CalibrationParameter& p, std::size_t at) {
       if (at >= p.grid.size()) return std::string("—");
-      twinbench::Scenario s = best;
+      twinbench::Scenario s = best_;
       p.set(s, p.grid[at]);
       const Evaluation e = evaluate(s);
-      return fmt::format("{}: {}/{} (loss {:.3f})", value_text(p.grid[at]), e.within_goal, fit.size(), e.loss);
+      return fmt::format("{}: {}/{} (loss {:.3f})", value_text(p.grid[at]), e.within_goal, fit_.size(), e.loss);
     };
-    for (const auto& p : params) {
-      const double fitted = p.get(best);
+    std::string rows;
+    for (const auto& p : params_) {
+      const double fitted = p.get(best_);
       const auto it = std::find_if(p.grid.begin(), p.grid.end(), [&](double v) { return std::abs(v - fitted) < 1e-9; });
       if (it == p.grid.end()) continue;  // a start value off the grid that the descent kept
       const auto at = static_cast<std::size_t>(it - p.grid.begin());
-      sensitivity += fmt::format("| `{}` | {} | {} | {} |\n", p.name, cell_text(p, at),
-                                 at == 0 ? std::string("—") : cell_text(p, at - 1), cell_text(p, at + 1));
+      rows += fmt::format("| `{}` | {} | {} | {} |\n", p.name, cell_text(p, at),
+                          at == 0 ? std::string("—") : cell_text(p, at - 1), cell_text(p, at + 1));
     }
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 1;
+    return rows;
   }
-  const double search_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-  // The final figures with the published protocol (all runs).
-  Comparison fit_result, holdout_result;
-  try {
-    fit_result = simulate_and_compare(fit, best, CompareOptions{a.jobs, false, 0, std::nullopt});
-    if (!holdout.empty()) holdout_result = simulate_and_compare(holdout, best, CompareOptions{a.jobs, false, 0, std::nullopt});
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 1;
+  std::string report() const {
+    std::string r = fmt::format("# Calibration of profile `{}`\n\n`{}`\n\n", start_.name(), command_line(a_));
+    r += fmt::format("Fitted on `{}` ({} cells, {} runs per cell during the search); held out: `{}` ({} cells). "
+                     "Coordinate descent over bounded grids, {} pass(es) at most, {} simulations, {:.0f} s.\n\n",
+                     a_.fit, fit_.size(), a_.runs, a_.holdout, holdout_.size(), a_.passes, cache_.size(), search_s_);
+    if (!starts_report_.empty()) {
+      r += fmt::format("One descent per starting value of `{}` (`--starts {}`); the lowest fit-set loss wins:\n\n{}\n",
+                       starts_.param->name, a_.starts, starts_report_);
+    }
+    r += "| parameter | start | fitted | grid | stands for |\n|---|---:|---:|---|---|\n";
+    for (const auto& p : params_) {
+      r += fmt::format("| `{}` | {} | {} | {}..{} ({} values) | {} |\n", p.name, value_text(p.get(start_)),
+                       value_text(p.get(best_)), value_text(p.grid.front()), value_text(p.grid.back()), p.grid.size(),
+                       p.source);
+    }
+    if (!sensitivity_.empty()) {
+      r += fmt::format(
+          "\nSensitivity: fit cells within max(1 frame, 5 %) with one parameter one grid step off its fitted value ({} "
+          "runs per cell, as in the search):\n\n| parameter | fitted | one step down | one step up |\n|---|---|---|---|\n{}",
+          a_.runs, sensitivity_);
+    }
+    r += fmt::format("\n**Fit set: {}.**\n\n", summary_line(fit_result_));
+    if (!holdout_.empty()) r += fmt::format("**Held-out: {}.**\n\n", summary_line(holdout_result_));
+    return r;
   }
-  fit_result.profile = holdout_result.profile = best.name();
-  fit_result.profile_description = holdout_result.profile_description = best.description();
 
-  std::string report = fmt::format("# Calibration of profile `{}`\n\n", start.name());
-  report += fmt::format("`{}`\n\n", command_line(a));
-  report += fmt::format("Fitted on `{}` ({} cells, {} runs per cell during the search); held out: `{}` ({} cells). "
-                        "Coordinate descent over bounded grids, {} pass(es) at most, {} simulations, {:.0f} s.\n\n",
-                        a.fit, fit.size(), a.runs, a.holdout, holdout.size(), a.passes, evaluations, search_s);
-  if (!starts_report.empty()) {
-    report += fmt::format("One descent per starting value of `{}` (`--starts {}`); the lowest fit-set loss wins:\n\n{}\n",
-                          starts.param->name, a.starts, starts_report);
+  std::string fitted_profile() const {
+    std::string header;
+    for (const auto& p : params_) {
+      header += fmt::format("#   {} = {} (start {}; grid {}..{})\n", p.name, value_text(p.get(best_)),
+                            value_text(p.get(start_)), value_text(p.grid.front()), value_text(p.grid.back()));
+    }
+    std::string text;
+    google::protobuf::TextFormat::Printer printer;
+    printer.PrintToString(best_, &text);
+    return fmt::format(
+        "# proto-file: scenario/proto/scenario.proto\n# proto-message: twinbench.Scenario\n#\n"
+        "# Written by `{}`.\n"
+        "# Fitted parameters:\n{}# Fit set: {}.\n# Held-out: {}.\n\n{}",
+        command_line(a_), header, summary_line(fit_result_),
+        holdout_.empty() ? std::string("none") : summary_line(holdout_result_), text);
   }
-  report += "| parameter | start | fitted | grid | stands for |\n|---|---:|---:|---|---|\n";
-  std::string header;
-  for (const auto& p : params) {
-    report += fmt::format("| `{}` | {} | {} | {}..{} ({} values) | {} |\n", p.name, value_text(p.get(start)),
-                          value_text(p.get(best)), value_text(p.grid.front()), value_text(p.grid.back()), p.grid.size(),
-                          p.source);
-    header += fmt::format("#   {} = {} (start {}; grid {}..{})\n", p.name, value_text(p.get(best)), value_text(p.get(start)),
-                          value_text(p.grid.front()), value_text(p.grid.back()));
-  }
-  if (!sensitivity.empty()) {
-    report += fmt::format(
-        "\nSensitivity: fit cells within max(1 frame, 5 %) with one parameter one grid step off its fitted value ({} "
-        "runs per cell, as in the search):\n\n| parameter | fitted | one step down | one step up |\n|---|---|---|---|\n{}",
-        a.runs, sensitivity);
-  }
-  report += fmt::format("\n**Fit set: {}.**\n\n", summary_line(fit_result));
-  if (!holdout.empty()) report += fmt::format("**Held-out: {}.**\n\n", summary_line(holdout_result));
-  std::cout << report;
-  if (!holdout.empty()) std::cout << comparison_markdown(holdout_result, "Held-out cells") << "\n";
-  std::cout << comparison_markdown(fit_result, "Fitted cells");
 
-  std::string text;
-  google::protobuf::TextFormat::Printer printer;
-  printer.PrintToString(best, &text);
-  const std::string file = fmt::format(
-      "# proto-file: scenario/proto/scenario.proto\n# proto-message: twinbench.Scenario\n#\n"
-      "# Written by `{}`.\n"
-      "# Fitted parameters:\n{}# Fit set: {}.\n# Held-out: {}.\n\n{}",
-      command_line(a), header, summary_line(fit_result),
-      holdout.empty() ? std::string("none") : summary_line(holdout_result), text);
-  try {
-    const std::filesystem::path out(a.out);
-    if (out.has_parent_path()) std::filesystem::create_directories(out.parent_path());
-    scenario::write_file_atomically(out, file);
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 1;
-  }
-  if (!a.quiet) std::cerr << "wrote " << a.out << "\n";
-  return 0;
+  const CalibrateArgs& a_;
+  twinbench::Scenario start_, best_;
+  std::vector<CalibrationParameter> params_;
+  Starts starts_;
+  std::vector<MeasuredCell> fit_, holdout_;
+  std::map<std::string, Evaluation> cache_;  // parameter vector -> its evaluation
+  double best_loss_ = 0, search_s_ = 0;
+  std::string starts_report_, sensitivity_;
+  Comparison fit_result_, holdout_result_;
+};
+
+}  // namespace
+
+void calibrate_command(const CalibrateArgs& a) {
+  Calibration calibration(a);
+  calibration.search();
+  calibration.finish();
 }
 
 }  // namespace tb::studies

@@ -20,6 +20,7 @@
 
 #include "twinbench/studies/embedded.hpp"
 #include "twinbench/sim/sim_backend.hpp"
+#include "twinbench/runner/progress.hpp"
 #include "twinbench/scenario/load.hpp"
 #include "twinbench/scenario/report.hpp"
 
@@ -46,11 +47,11 @@ T number(const std::string& text, const std::string& where, const std::string& c
   T value{};
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
-    throw std::runtime_error(fmt::format("{}: {}: expected a number, got '{}'", where, column, text));
+    throw InputError(fmt::format("{}: {}: expected a number, got '{}'", where, column, text));
   }
   if constexpr (std::is_floating_point_v<T>) {
     if (!std::isfinite(value) || value < 0) {
-      throw std::runtime_error(fmt::format("{}: {}: expected a finite number >= 0, got '{}'", where, column, text));
+      throw InputError(fmt::format("{}: {}: expected a finite number >= 0, got '{}'", where, column, text));
     }
   }
   return value;
@@ -95,14 +96,14 @@ std::vector<MeasuredCell> parse_measured_csv(std::string_view text, const std::s
       for (std::size_t i = 0; i < fields.size(); ++i) columns[fields[i]] = static_cast<int>(i);
       for (const auto& name : required) {
         if (!columns.count(name)) {
-          throw std::runtime_error(fmt::format("{}: header: expected a column '{}' (columns {}), got '{}'", where,
+          throw InputError(fmt::format("{}: header: expected a column '{}' (columns {}), got '{}'", where,
                                                name, fmt::join(required, ","), line));
         }
       }
       continue;
     }
     if (fields.size() != columns.size()) {
-      throw std::runtime_error(
+      throw InputError(
           fmt::format("{}: expected {} comma-separated fields like the header, got {}", where, columns.size(), fields.size()));
     }
     auto field = [&](const char* name) -> const std::string& { return fields[static_cast<std::size_t>(columns.at(name))]; };
@@ -110,8 +111,8 @@ std::vector<MeasuredCell> parse_measured_csv(std::string_view text, const std::s
     c.origin = where;
     c.scenario = field("scenario");
     c.variant = field("variant");
-    if (c.scenario.empty()) throw std::runtime_error(where + ": scenario: expected a name, got nothing");
-    if (c.variant.empty()) throw std::runtime_error(where + ": variant: expected a name, got nothing");
+    if (c.scenario.empty()) throw InputError(where + ": scenario: expected a name, got nothing");
+    if (c.variant.empty()) throw InputError(where + ": variant: expected a name, got nothing");
     c.fps = number<std::uint32_t>(field("fps"), where, "fps");
     c.body_bytes = number<std::uint64_t>(field("body_bytes"), where, "body_bytes");
     c.median_ms = number<double>(field("median_ms"), where, "median_ms");
@@ -123,25 +124,25 @@ std::vector<MeasuredCell> parse_measured_csv(std::string_view text, const std::s
       s.q3 = number<double>(field("q3_ms"), where, "q3_ms");
       s.max = number<double>(field("max_ms"), where, "max_ms");
       if (!(s.min <= s.q1 && s.q1 <= s.median && s.median <= s.q3 && s.q3 <= s.max)) {
-        throw std::runtime_error(where + ": expected min_ms <= q1_ms <= median_ms <= q3_ms <= max_ms");
+        throw InputError(where + ": expected min_ms <= q1_ms <= median_ms <= q3_ms <= max_ms");
       }
       c.summary = s;
     }
     const std::string key = key_of(c.scenario, c.fps, c.body_bytes, c.variant);
     if (const auto it = seen.find(key); it != seen.end()) {
-      throw std::runtime_error(fmt::format("{}: cell {} appears twice (first at {})", where, key, it->second));
+      throw InputError(fmt::format("{}: cell {} appears twice (first at {})", where, key, it->second));
     }
     seen[key] = where;
     cells.push_back(std::move(c));
   }
-  if (columns.empty()) throw std::runtime_error(origin + ": expected a header line, got an empty file");
-  if (cells.empty()) throw std::runtime_error(origin + ": expected at least one cell, got none");
+  if (columns.empty()) throw InputError(origin + ": expected a header line, got an empty file");
+  if (cells.empty()) throw InputError(origin + ": expected at least one cell, got none");
   return cells;
 }
 
 std::vector<MeasuredCell> load_measured_csv(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot open");
+  if (!in) throw InputError(path + ": cannot open");
   std::stringstream text;
   text << in.rdbuf();
   return parse_measured_csv(text.str(), path);
@@ -259,7 +260,7 @@ Comparison simulate_and_compare(const std::vector<MeasuredCell>& measured, const
   for (const auto& c : measured) {
     const auto* file = published_scenario_file(c.scenario);
     if (!file) {
-      throw std::runtime_error(fmt::format("{}: scenario: expected latency, small_download or file_download, got '{}'",
+      throw InputError(fmt::format("{}: scenario: expected latency, small_download or file_download, got '{}'",
                                            c.origin, c.scenario));
     }
     if (!by_scenario.count(c.scenario)) order.push_back(c.scenario);
@@ -272,7 +273,7 @@ Comparison simulate_and_compare(const std::vector<MeasuredCell>& measured, const
     const bool known = std::any_of(published.variants().begin(), published.variants().end(),
                                    [&](const auto& v) { return v.name() == c.variant; });
     if (!known) {
-      throw std::runtime_error(fmt::format("{}: variant: '{}' is not a variant of {}", c.origin, c.variant, c.scenario));
+      throw InputError(fmt::format("{}: variant: '{}' is not a variant of {}", c.origin, c.variant, c.scenario));
     }
   }
   Comparison result;
@@ -280,6 +281,10 @@ Comparison simulate_and_compare(const std::vector<MeasuredCell>& measured, const
   result.profile_description = profile.description();
   // Every scenario is built and checked first, then all are simulated in one pool of processes.
   std::vector<sim::SimulationRequest> requests;
+  // One progress line over every scenario's samples.
+  auto line = std::make_shared<runner::ProgressLine>("samples", progress);
+  auto done = std::make_shared<std::size_t>(0);
+  auto total = std::make_shared<std::size_t>(0);
   for (const auto& name : order) {
     const auto* file = published_scenario_file(name);
     const auto published = scenario::parse_scenario(file->text, file->path);
@@ -310,8 +315,9 @@ Comparison simulate_and_compare(const std::vector<MeasuredCell>& measured, const
     sim::require_simulatable(s, name + " under profile " + profile.name());
     runner::RunOptions run_options;
     if (progress) {
-      run_options.on_sample = [name](const twinbench::Sample&, std::size_t done, std::size_t total) {
-        if (done == total || done % 100 == 0) std::fprintf(stderr, "%s: %zu/%zu samples\n", name.c_str(), done, total);
+      *total += runner::protocol_steps(s).size();
+      run_options.on_sample = [line, done, total](const twinbench::Sample& sample, std::size_t, std::size_t) {
+        line->update(++*done, *total, sample.scenario());
       };
     }
     requests.push_back(sim::SimulationRequest{std::move(s), std::move(run_options), {}});
@@ -322,7 +328,6 @@ Comparison simulate_and_compare(const std::vector<MeasuredCell>& measured, const
       simulated[key_of(cell.scenario, cell.fps, cell.body_bytes, cell.variant)] = std::move(cell);
     }
   }
-  if (progress) std::fprintf(stderr, "simulated %zu scenarios\n", requests.size());
   for (const auto& m : measured) {
     const auto& cell = simulated.at(key_of(m.scenario, m.fps, m.body_bytes, m.variant));
     if (cell.elapsed_ms.empty()) {

@@ -19,6 +19,7 @@
 #include "twinbench/parallel/fork_pool.hpp"
 #include "results.pb.h"
 #include "twinbench/sim/sim_backend.hpp"
+#include "twinbench/runner/progress.hpp"
 #include "twinbench/scenario/load.hpp"
 #include "twinbench/scenario/report.hpp"
 #include "twinbench/scenario/stats.hpp"
@@ -440,40 +441,6 @@ void merge_dirs(const std::vector<fs::path>& dirs, const fs::path& out) {
   scenario::write_file_atomically(out / "sweep.jsonl", jsonl);
 }
 
-// ---- Progress ----
-
-std::string duration_text(double seconds) {
-  const auto s = static_cast<long>(seconds + 0.5);
-  if (s < 60) return fmt::format("{}s", s);
-  if (s < 3600) return fmt::format("{}m{:02}s", s / 60, s % 60);
-  return fmt::format("{}h{:02}m", s / 3600, s % 3600 / 60);
-}
-
-// A bar with the points done, the elapsed time and an ETA, on stderr: rewritten in place on a
-// terminal, a line every tenth otherwise.
-class Progress {
- public:
-  explicit Progress(std::size_t total) : total_(total), tty_(isatty(STDERR_FILENO) == 1) {}
-  void update(std::size_t done) {
-    const int tenth = static_cast<int>(10 * done / std::max<std::size_t>(total_, 1));
-    if (!tty_ && tenth == last_tenth_) return;
-    last_tenth_ = tenth;
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    const std::size_t width = 30, filled = width * done / std::max<std::size_t>(total_, 1);
-    const std::string eta =
-        done == 0 ? "?" : duration_text(elapsed / static_cast<double>(done) * static_cast<double>(total_ - done));
-    std::cerr << fmt::format("{}[{}{}] {}/{} points, {} elapsed, ETA {}{}", tty_ ? "\r\033[K" : "",
-                             std::string(filled, '#'), std::string(width - filled, '.'), done, total_,
-                             duration_text(elapsed), eta, tty_ && done != total_ ? "" : "\n");
-  }
-
- private:
-  std::size_t total_;
-  bool tty_;
-  int last_tenth_ = -1;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-};
-
 std::pair<std::size_t, std::size_t> parse_shard(const std::string& spec) {
   const auto parts = split(spec, '/');
   std::size_t i = 0, n = 0;
@@ -537,31 +504,17 @@ Scenario apply_point(const Scenario& scenario, const std::vector<Axis>& axes, co
   return s;
 }
 
-int sweep_command(const SweepArgs& a) {
-  Plan plan;
-  std::pair<std::size_t, std::size_t> shard{0, 1};
-  fs::path out;
-  try {
-    plan = plan_sweep(a);
-    if (!a.shard.empty()) shard = parse_shard(a.shard);
-    out = a.out.empty() ? fs::path("out") / (plan.manifest.scenario().name() + "-sweep") : fs::path(a.out);
-    const std::string manifest = manifest_text(plan.manifest);
-    const auto existing = read_file(out / kManifest);
-    if (existing && *existing != manifest)
-      throw SweepError(fmt::format("{}: holds another sweep ({} differs: other scenario, axes, runs or seed); "
-                                   "choose another --out or remove it",
-                                   out.string(), kManifest));
-    if (!existing) scenario::write_file_atomically(out / kManifest, manifest);
-  } catch (const SweepError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 2;
-  } catch (const scenario::ScenarioError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 1;
-  }
+void sweep_command(const SweepArgs& a) {
+  const Plan plan = plan_sweep(a);
+  const auto shard = a.shard.empty() ? std::pair<std::size_t, std::size_t>{0, 1} : parse_shard(a.shard);
+  const fs::path out = a.out.empty() ? fs::path("out") / (plan.manifest.scenario().name() + "-sweep") : fs::path(a.out);
+  const std::string manifest = manifest_text(plan.manifest);
+  const auto existing = read_file(out / kManifest);
+  if (existing && *existing != manifest)
+    throw SweepError(fmt::format("{}: holds another sweep ({} differs: other scenario, axes, runs or seed); "
+                                 "choose another --out or remove it",
+                                 out.string(), kManifest));
+  if (!existing) scenario::write_file_atomically(out / kManifest, manifest);
 
   std::size_t selected = 0;
   std::vector<const Point*> todo;
@@ -574,9 +527,9 @@ int sweep_command(const SweepArgs& a) {
   if (a.limit && todo.size() > *a.limit) todo.resize(*a.limit);
 
   const Scenario& scenario = plan.manifest.scenario();
-  Progress progress(todo.size());
+  runner::ProgressLine progress("points", !a.quiet);
   std::size_t done = 0, ran = 0;
-  if (!a.quiet && !todo.empty()) progress.update(0);
+  if (!todo.empty()) progress.update(0, todo.size());
   const auto failed = parallel::run_forked(
       todo.size(), a.jobs,
       [&](std::size_t i) {
@@ -594,48 +547,34 @@ int sweep_command(const SweepArgs& a) {
       [&](std::size_t, bool ok) {
         ran += ok ? 1 : 0;
         ++done;
-        if (!a.quiet) progress.update(done);
+        progress.update(done, todo.size(), ok ? "" : "a point failed");
       });
 
   const std::string scope = shard.second > 1 ? fmt::format(" (shard {}/{}: {})", shard.first, shard.second, selected) : "";
   std::cerr << fmt::format("sweep: {} points{}: ran {}, skipped {} already done", plan.points.size(), scope, ran,
                            skipped);
   if (failed) {
-    std::cerr << fmt::format("; point {} failed. Finished points are kept: a re-run resumes.\n",
-                             todo[*failed]->key);
-    return 1;
+    std::cerr << "\n";
+    throw std::runtime_error(
+        fmt::format("point {} failed. Finished points are kept: a re-run resumes.", todo[*failed]->key));
   }
   const std::size_t left = selected - skipped - ran;
   if (left > 0) {
     std::cerr << fmt::format("; {} left (--limit): a re-run resumes.\n", left);
-    return 0;
+    return;
   }
   if (shard.second > 1) {
     std::cerr << fmt::format("; shard complete. Combine the shards with: twinbench merge DIR... --out DIR\n");
-    return 0;
+    return;
   }
-  try {
-    merge_dirs({out}, out);
-  } catch (const std::exception& e) {
-    std::cerr << "\nerror: " << e.what() << "\n";
-    return 1;
-  }
-  std::cerr << fmt::format("; wrote {}\n", (out / "sweep.{csv,jsonl}").string());
-  return 0;
+  std::cerr << "\n";
+  merge_dirs({out}, out);
+  std::cerr << fmt::format("sweep: wrote {}\n", (out / "sweep.{csv,jsonl}").string());
 }
 
-int merge_command(const MergeArgs& a) {
-  try {
-    merge_dirs(std::vector<fs::path>(a.dirs.begin(), a.dirs.end()), a.out);
-  } catch (const SweepError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 1;
-  }
+void merge_command(const MergeArgs& a) {
+  merge_dirs(std::vector<fs::path>(a.dirs.begin(), a.dirs.end()), a.out);
   std::cerr << fmt::format("merge: wrote {}\n", (fs::path(a.out) / "sweep.{csv,jsonl}").string());
-  return 0;
 }
 
 }  // namespace tb::studies

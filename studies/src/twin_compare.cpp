@@ -15,6 +15,7 @@
 #include "twinbench/studies/gnuplot.hpp"
 #include "twinbench/sim/sim_backend.hpp"
 #include "twinbench/studies/sweep.hpp"
+#include "twinbench/runner/progress.hpp"
 #include "twinbench/scenario/load.hpp"
 #include "twinbench/scenario/report.hpp"
 
@@ -195,15 +196,11 @@ struct CompareOutcome {
   std::vector<std::string> invalid;      // runs whose emulator timing was invalid
 };
 
-void report_point(std::size_t i, const CompareInput& in, const std::vector<TwinCell>& point_cells,
-                  const twinbench::EmulatedPath& path, std::chrono::steady_clock::time_point start) {
-  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const double eta = elapsed / static_cast<double>(i + 1) * static_cast<double>(in.points.size() - i - 1);
+std::string point_text(const GridPoint& p, const std::string& name, const std::vector<TwinCell>& point_cells,
+                       const twinbench::EmulatedPath& path) {
   const auto ok = std::count_if(point_cells.begin(), point_cells.end(), [](const TwinCell& c) { return c.within(); });
-  const auto& key = in.points[i].key;
-  std::cerr << fmt::format("[{}/{}] {}: {}/{} cells within; lateness p99 {:.0f} us{}; ETA {:.0f} s\n", i + 1,
-                           in.points.size(), key.empty() ? in.base.name() : key, ok, point_cells.size(),
-                           path.lateness_p99_us(), path.valid() ? "" : " (INVALID)", eta);
+  return fmt::format("{}: {}/{} cells within; lateness p99 {:.0f} us{}", p.key.empty() ? name : p.key, ok,
+                     point_cells.size(), path.lateness_p99_us(), path.valid() ? "" : " (INVALID)");
 }
 
 // Every point simulated (in parallel, first), then run on the emulated path (one at a time:
@@ -216,7 +213,7 @@ CompareOutcome run_both_twins(const TwinCompareArgs& a, const CompareInput& in, 
   for (const auto& p : in.points) requests.push_back({p.scenario, options, {}, false});
   const auto simulated = sim::run_simulated_together(requests, a.jobs);
   CompareOutcome o;
-  const auto start = std::chrono::steady_clock::now();
+  runner::ProgressLine progress("points on the emulated path", !a.quiet);
   for (std::size_t i = 0; i < in.points.size(); ++i) {
     const auto& p = in.points[i];
     const auto emulated_run = emulated::run_emulated(p.scenario, options);
@@ -228,7 +225,7 @@ CompareOutcome run_both_twins(const TwinCompareArgs& a, const CompareInput& in, 
     const auto dir = out / "points" / (p.key.empty() ? std::string("all") : p.key);
     scenario::write_results(simulated[i], dir / "sim");
     scenario::write_results(emulated_run, dir / "emulated");
-    if (!a.quiet) report_point(i, in, point_cells, path, start);
+    progress.update(i + 1, in.points.size(), point_text(p, in.base.name(), point_cells, path));
   }
   return o;
 }
@@ -257,24 +254,12 @@ void write_compare(const TwinCompareArgs& a, const CompareInput& in, const Compa
 
 }  // namespace
 
-int twin_compare_command(const TwinCompareArgs& a) {
-  CompareInput in;
-  try {
-    in = load_input(a);
-    // The path's prerequisites before an hour of simulation.
-    if (const auto missing = emulated::run_emulated_preflight(in.base)) throw emulated::PathUnavailable(*missing);
-  } catch (const std::exception& e) {  // bad input or a path that cannot be built
-    std::cerr << "error: " << e.what() << "\n";
-    return 2;
-  }
+void twin_compare_command(const TwinCompareArgs& a) {
+  const CompareInput in = load_input(a);
+  // The path's prerequisites before an hour of simulation.
+  if (const auto missing = emulated::run_emulated_preflight(in.base)) throw emulated::PathUnavailable(*missing);
   const std::filesystem::path out = a.out.empty() ? "out/" + in.base.name() + "-compare" : a.out;
-  try {
-    write_compare(a, in, run_both_twins(a, in, out), out);
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 1;
-  }
-  return 0;
+  write_compare(a, in, run_both_twins(a, in, out), out);
 }
 
 }  // namespace tb::studies

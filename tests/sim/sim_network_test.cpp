@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "twinbench/scenario/input_error.hpp"
 #include "twinbench/clientcore/delay_resolver.hpp"
 #include "twinbench/clientcore/http_client.hpp"
 #include "twinbench/scenario/load.hpp"
@@ -522,10 +523,10 @@ TEST(SimConfig, SimNetworkRejectsImpossibleLinks) {
   SimulationScope scope(1);
   auto negative = path();
   negative.mutable_link()->set_client_to_server_delay_ms(-1);
-  EXPECT_THROW(SimNetwork(negative, 1), std::invalid_argument);
+  EXPECT_THROW(SimNetwork(negative, 1), InputError);
   auto zero_rate = path();
   zero_rate.mutable_link()->set_downlink_mbps(0);
-  EXPECT_THROW(SimNetwork(zero_rate, 1), std::invalid_argument);
+  EXPECT_THROW(SimNetwork(zero_rate, 1), InputError);
 }
 
 std::string scenario_error(const std::string& network) {

@@ -6,14 +6,15 @@
 #include <string>
 
 #include "results.pb.h"
+#include "twinbench/scenario/input_error.hpp"
 #include "twinbench/runner/run_scenario.hpp"
 
 namespace tb::emulated {
 
 // The path cannot be built here (no CAP_NET_ADMIN, no namespaces, no TUN, a missing congestion
 // control): a usage error (exit 2), with what is missing and what to do.
-struct PathUnavailable : std::runtime_error {
-  using std::runtime_error::runtime_error;
+struct PathUnavailable : InputError {
+  using InputError::InputError;
 };
 
 // The scenario must be validated and simulatable (a network section). `options.base_url` is set

@@ -10,13 +10,14 @@
 #include <string_view>
 
 #include "scenario.pb.h"
+#include "twinbench/scenario/input_error.hpp"
 
 namespace tb::scenario {
 
 // A scenario that cannot be parsed or is not valid. what(): "FILE:LINE[:COL]: <what>".
-class ScenarioError : public std::runtime_error {
+class ScenarioError : public InputError {
  public:
-  using std::runtime_error::runtime_error;
+  using InputError::InputError;
 };
 
 // Reads, parses, fills in defaults and validates. Throws ScenarioError (also if unreadable).

@@ -51,6 +51,7 @@ struct CalibrateArgs {
 // Score of a comparison: cells outside the goal first, then the mean |% error| (each capped at 100).
 double calibration_loss(const Comparison& c);
 
-int calibrate_command(const CalibrateArgs& args);
+// Throws InputError for bad options or files, anything else when a simulation fails.
+void calibrate_command(const CalibrateArgs& args);
 
 }  // namespace tb::studies

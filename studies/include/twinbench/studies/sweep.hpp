@@ -11,13 +11,14 @@
 #include <vector>
 
 #include "scenario.pb.h"
+#include "twinbench/scenario/input_error.hpp"
 
 namespace tb::studies {
 
 // Bad sweep input: an axis spec, a shard spec, directories of different sweeps (exit code 2).
-class SweepError : public std::runtime_error {
+class SweepError : public InputError {
  public:
-  using std::runtime_error::runtime_error;
+  using InputError::InputError;
 };
 
 struct AxisValue {
@@ -66,7 +67,8 @@ struct MergeArgs {
   std::string out;
 };
 
-int sweep_command(const SweepArgs& args);
-int merge_command(const MergeArgs& args);
+// Throw SweepError or ScenarioError (both InputError) for bad input, anything else on failure.
+void sweep_command(const SweepArgs& args);
+void merge_command(const MergeArgs& args);
 
 }  // namespace tb::studies

@@ -55,6 +55,6 @@ struct TwinCompareArgs {
   bool quiet = false;
 };
 
-int twin_compare_command(const TwinCompareArgs& args);
+void twin_compare_command(const TwinCompareArgs& args);
 
 }  // namespace tb::studies
