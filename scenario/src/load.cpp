@@ -1,5 +1,7 @@
 #include "twinbench/scenario/load.hpp"
 
+#include "twinbench/scenario/text.hpp"
+
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/text_format.h>
@@ -295,12 +297,12 @@ Scenario parse_scenario(std::string_view text, const std::string& origin) {
 }
 
 Scenario load_scenario(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw ScenarioError(fmt::format("{}: cannot open: {}", file.string(), std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw ScenarioError(fmt::format("{}: cannot read", file.string()));
-  return parse_scenario(text.str(), file.string());
+  errno = 0;
+  const auto text = read_file(file);
+  if (!text) {
+    throw ScenarioError(fmt::format("{}: cannot open: {}", file.string(), errno ? std::strerror(errno) : "unknown error"));
+  }
+  return parse_scenario(*text, file.string());
 }
 
 std::string target_path(const Scenario& scenario, std::uint64_t body_bytes) {

@@ -1,9 +1,6 @@
 #include "twinbench/scenario/report.hpp"
 
-#include <fcntl.h>
 #include <google/protobuf/util/json_util.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -121,9 +118,6 @@ std::string median_table(const Section& s, double (*value)(const Cell&)) {
 double median_ms(const Cell& c) { return summarize(c.elapsed_ms).median; }
 double median_frames(const Cell& c) { return summarize(c.frames).median; }
 
-[[noreturn]] void write_error(const fs::path& path, std::string_view what, int err) {
-  throw std::runtime_error(fmt::format("cannot write {}: {}: {}", path.string(), what, std::strerror(err)));
-}
 
 }  // namespace
 
@@ -156,41 +150,6 @@ std::vector<Cell> collect_cells(const twinbench::ResultSet& results) {
   };
   std::sort(cells.begin(), cells.end(), [&](const Cell& a, const Cell& b) { return key(a) < key(b); });
   return cells;
-}
-
-void write_file_atomically(const fs::path& path, std::string_view contents) {
-  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) write_error(path, "cannot create directory " + dir.string(), ec.value());
-
-  // The temporary file is in the same directory so that rename() replaces the target atomically.
-  std::string tmp = (dir / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
-  int fd = ::mkstemp(tmp.data());
-  if (fd < 0) write_error(path, "cannot create a temporary file", errno);
-  const auto fail = [&](std::string_view what) {
-    const int err = errno;
-    if (fd >= 0) ::close(fd);
-    ::unlink(tmp.c_str());
-    write_error(path, what, err);
-  };
-  if (::fchmod(fd, 0644) != 0) fail("fchmod");  // mkstemp creates 0600; results are meant to be shared
-  for (std::size_t done = 0; done < contents.size();) {
-    const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail("write");
-    done += static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd) != 0) fail("fsync");
-  const int closed = ::close(fd);
-  fd = -1;
-  if (closed != 0) fail("close");
-  if (::rename(tmp.c_str(), path.c_str()) != 0) fail("rename");
-  // Persist the rename itself; failing here leaves the complete file in place, so it is not an error.
-  if (const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY); dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
 }
 
 std::string results_json(const twinbench::ResultSet& results) {
@@ -261,6 +220,11 @@ std::string results_markdown(const twinbench::ResultSet& results) {
     }
   }
   return out;
+}
+
+std::string cell_key(const std::string& scenario, std::uint32_t fps, std::uint64_t body_bytes,
+                     const std::string& variant) {
+  return fmt::format("{},{},{},{}", scenario, fps, body_bytes, variant);
 }
 
 void write_results(const twinbench::ResultSet& results, const fs::path& dir) {

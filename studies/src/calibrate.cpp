@@ -32,15 +32,9 @@ std::vector<double> range(double from, double to, double step) {
   return v;
 }
 
-std::vector<std::string> split_on(const std::string& text, char sep) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  while (true) {
-    const auto at = text.find(sep, start);
-    parts.push_back(text.substr(start, at == std::string::npos ? std::string::npos : at - start));
-    if (at == std::string::npos) return parts;
-    start = at + 1;
-  }
+std::vector<std::string> split_on(std::string_view text, char sep) {
+  const auto parts = scenario::split(text, sep);
+  return {parts.begin(), parts.end()};
 }
 
 std::string value_text(double v) { return fmt::format("{:g}", v); }

@@ -28,39 +28,6 @@ namespace tb::studies {
 
 namespace {
 
-std::vector<std::string> split(std::string_view line) {
-  std::vector<std::string> fields;
-  std::size_t start = 0;
-  while (true) {
-    const auto comma = line.find(',', start);
-    std::string field(line.substr(start, comma == std::string_view::npos ? line.npos : comma - start));
-    while (!field.empty() && (field.back() == ' ' || field.back() == '\r')) field.pop_back();
-    while (!field.empty() && field.front() == ' ') field.erase(field.begin());
-    fields.push_back(std::move(field));
-    if (comma == std::string_view::npos) return fields;
-    start = comma + 1;
-  }
-}
-
-template <typename T>
-T number(const std::string& text, const std::string& where, const std::string& column) {
-  T value{};
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
-    throw InputError(fmt::format("{}: {}: expected a number, got '{}'", where, column, text));
-  }
-  if constexpr (std::is_floating_point_v<T>) {
-    if (!std::isfinite(value) || value < 0) {
-      throw InputError(fmt::format("{}: {}: expected a finite number >= 0, got '{}'", where, column, text));
-    }
-  }
-  return value;
-}
-
-std::string key_of(const std::string& scenario, std::uint32_t fps, std::uint64_t bytes, const std::string& variant) {
-  return fmt::format("{},{},{},{}", scenario, fps, bytes, variant);
-}
-
 const embedded::EmbeddedFile* published_scenario_file(const std::string& name) {
   if (name == "latency") return &embedded::published_latency;
   if (name == "small_download") return &embedded::published_small_download;
@@ -79,134 +46,24 @@ std::string fps_label(std::uint32_t fps) { return fps ? fmt::format("{} fps", fp
 
 }  // namespace
 
-std::vector<MeasuredCell> parse_measured_csv(std::string_view text, const std::string& origin) {
-  std::vector<MeasuredCell> cells;
-  std::map<std::string, int> columns;
-  std::map<std::string, std::string> seen;
-  std::istringstream in{std::string(text)};
-  std::string line;
-  int number_of_line = 0;
-  const std::vector<std::string> required = {"scenario", "fps", "body_bytes", "variant", "median_ms"};
-  while (std::getline(in, line)) {
-    ++number_of_line;
-    const std::string where = fmt::format("{}:{}", origin, number_of_line);
-    if (line.empty() || line == "\r" || line.front() == '#') continue;
-    const auto fields = split(line);
-    if (columns.empty()) {
-      for (std::size_t i = 0; i < fields.size(); ++i) columns[fields[i]] = static_cast<int>(i);
-      for (const auto& name : required) {
-        if (!columns.count(name)) {
-          throw InputError(fmt::format("{}: header: expected a column '{}' (columns {}), got '{}'", where,
-                                               name, fmt::join(required, ","), line));
-        }
-      }
-      continue;
-    }
-    if (fields.size() != columns.size()) {
-      throw InputError(
-          fmt::format("{}: expected {} comma-separated fields like the header, got {}", where, columns.size(), fields.size()));
-    }
-    auto field = [&](const char* name) -> const std::string& { return fields[static_cast<std::size_t>(columns.at(name))]; };
-    MeasuredCell c;
-    c.origin = where;
-    c.scenario = field("scenario");
-    c.variant = field("variant");
-    if (c.scenario.empty()) throw InputError(where + ": scenario: expected a name, got nothing");
-    if (c.variant.empty()) throw InputError(where + ": variant: expected a name, got nothing");
-    c.fps = number<std::uint32_t>(field("fps"), where, "fps");
-    c.body_bytes = number<std::uint64_t>(field("body_bytes"), where, "body_bytes");
-    c.median_ms = number<double>(field("median_ms"), where, "median_ms");
-    if (columns.count("min_ms") && columns.count("q1_ms") && columns.count("q3_ms") && columns.count("max_ms")) {
-      scenario::Summary s{};
-      s.min = number<double>(field("min_ms"), where, "min_ms");
-      s.q1 = number<double>(field("q1_ms"), where, "q1_ms");
-      s.median = c.median_ms;
-      s.q3 = number<double>(field("q3_ms"), where, "q3_ms");
-      s.max = number<double>(field("max_ms"), where, "max_ms");
-      if (!(s.min <= s.q1 && s.q1 <= s.median && s.median <= s.q3 && s.q3 <= s.max)) {
-        throw InputError(where + ": expected min_ms <= q1_ms <= median_ms <= q3_ms <= max_ms");
-      }
-      c.summary = s;
-    }
-    const std::string key = key_of(c.scenario, c.fps, c.body_bytes, c.variant);
-    if (const auto it = seen.find(key); it != seen.end()) {
-      throw InputError(fmt::format("{}: cell {} appears twice (first at {})", where, key, it->second));
-    }
-    seen[key] = where;
-    cells.push_back(std::move(c));
-  }
-  if (columns.empty()) throw InputError(origin + ": expected a header line, got an empty file");
-  if (cells.empty()) throw InputError(origin + ": expected at least one cell, got none");
-  return cells;
-}
-
-std::vector<MeasuredCell> load_measured_csv(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open");
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_measured_csv(text.str(), path);
-}
-
-void attach_summaries(std::vector<MeasuredCell>& medians, const std::vector<MeasuredCell>& summaries) {
-  std::map<std::string, const MeasuredCell*> by_key;
-  for (const auto& s : summaries) by_key[key_of(s.scenario, s.fps, s.body_bytes, s.variant)] = &s;
-  for (auto& m : medians) {
-    const auto it = by_key.find(key_of(m.scenario, m.fps, m.body_bytes, m.variant));
-    if (it != by_key.end() && it->second->summary) m.summary = it->second->summary;
-  }
-}
-
 std::vector<MeasuredCell> published_cells() {
-  auto medians = parse_measured_csv(embedded::reference_medians.text, embedded::reference_medians.path);
-  attach_summaries(medians, parse_measured_csv(embedded::reference_summary.text, embedded::reference_summary.path));
+  auto medians = scenario::parse_measured_csv(embedded::reference_medians.text, embedded::reference_medians.path);
+  scenario::attach_summaries(medians, scenario::parse_measured_csv(embedded::reference_summary.text, embedded::reference_summary.path));
   return medians;
 }
 
-namespace {
-
-// A profile is a partial Scenario: parsed, not validated on its own (the overlaid scenarios are).
-twinbench::Scenario parse_profile(const std::string& text, const std::string& origin) {
-  struct Collector : google::protobuf::io::ErrorCollector {
-    std::string origin, first;
-    void AddError(int line, int column, const std::string& message) override {
-      if (first.empty()) first = fmt::format("{}:{}:{}: {}", origin, line + 1, column + 1, message);
-    }
-  } errors;
-  errors.origin = origin;
-  google::protobuf::TextFormat::Parser parser;
-  parser.RecordErrorsTo(&errors);
-  twinbench::Scenario profile;
-  if (!parser.ParseFromString(text, &profile)) throw scenario::ScenarioError(errors.first);
-  if (profile.name().empty()) throw scenario::ScenarioError(origin + ": name: expected the profile's name, got none");
-  return profile;
-}
-
-}  // namespace
-
 twinbench::Scenario load_profile(const std::string& name_or_path) {
   if (name_or_path == "lightsail-2026") {
-    return parse_profile(embedded::profile_lightsail_2026.text, embedded::profile_lightsail_2026.path);
+    return scenario::parse_profile(embedded::profile_lightsail_2026.text, embedded::profile_lightsail_2026.path);
   }
-  std::ifstream in(name_or_path, std::ios::binary);
-  if (!in) {
+  const auto text = scenario::read_file(name_or_path);
+  if (!text) {
     throw scenario::ScenarioError(fmt::format("--profile {}: expected a built-in profile (lightsail-2026) or a "
                                               "readable textproto file", name_or_path));
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_profile(text.str(), name_or_path);
+  return scenario::parse_profile(*text, name_or_path);
 }
 
-void apply_profile(twinbench::Scenario& s, const twinbench::Scenario& profile) {
-  s.set_engine(profile.engine());
-  *s.mutable_frame_loop() = profile.frame_loop();
-  *s.mutable_network() = profile.network();
-  // HTTPS: the profile's tls section and its target's base_url (scheme and host; an https://
-  // URL alone means TLS with the defaults). The paths stay the scenario's.
-  if (profile.has_tls()) *s.mutable_tls() = profile.tls();
-  if (!profile.target().base_url().empty()) s.mutable_target()->set_base_url(profile.target().base_url());
-}
 
 bool CellComparison::within_one_frame() const { return std::abs(error_ms()) <= frame_ms + 1e-9; }
 
@@ -325,11 +182,11 @@ Comparison simulate_and_compare(const std::vector<MeasuredCell>& measured, const
   std::map<std::string, scenario::Cell> simulated;
   for (const auto& results : sim::run_simulated_together(requests, jobs)) {
     for (auto& cell : scenario::collect_cells(results)) {
-      simulated[key_of(cell.scenario, cell.fps, cell.body_bytes, cell.variant)] = std::move(cell);
+      simulated[scenario::cell_key(cell.scenario, cell.fps, cell.body_bytes, cell.variant)] = std::move(cell);
     }
   }
   for (const auto& m : measured) {
-    const auto& cell = simulated.at(key_of(m.scenario, m.fps, m.body_bytes, m.variant));
+    const auto& cell = simulated.at(scenario::cell_key(m.scenario, m.fps, m.body_bytes, m.variant));
     if (cell.elapsed_ms.empty()) {
       throw std::runtime_error(fmt::format("{}: the simulation of this cell failed: {}", m.origin, cell.first_error));
     }

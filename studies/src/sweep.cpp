@@ -117,27 +117,10 @@ const std::vector<AxisDef>& axis_defs() {
   return defs;
 }
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
-std::vector<std::string_view> split(std::string_view s, char sep) {
-  std::vector<std::string_view> parts;
-  for (std::size_t at = 0;;) {
-    const std::size_t end = s.find(sep, at);
-    parts.push_back(s.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at));
-    if (end == std::string_view::npos) return parts;
-    at = end + 1;
-  }
-}
+using scenario::lower;
+using scenario::read_file;
+using scenario::split;
+using scenario::trim;
 
 std::string units_text(const AxisDef& def) {
   std::string out;
@@ -333,14 +316,6 @@ std::string manifest_text(const twinbench::SweepManifest& m) {
 
 fs::path point_file(const fs::path& dir, const Point& p) {
   return dir / kPoints / fmt::format("{:016x}.pb", fnv1a(p.key));
-}
-
-std::optional<std::string> read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 // ---- Rows ----

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "results.pb.h"
+#include "twinbench/scenario/text.hpp"
 
 namespace tb::scenario {
 
@@ -25,14 +26,14 @@ struct Cell {
   std::string first_error;         // error (or result) of the first failure
 };
 
+// The key of a cell, "scenario,fps,body_bytes,variant": one spelling for every map of cells.
+std::string cell_key(const std::string& scenario, std::uint32_t fps, std::uint64_t body_bytes,
+                     const std::string& variant);
+
 // Cells with at least one measured sample, in the published row order: scenario by first
 // appearance, then the scenario's frame_caps, body_bytes and variants orders (values the
 // scenario does not list come after, by first appearance).
 std::vector<Cell> collect_cells(const twinbench::ResultSet& results);
-
-// Writes a temporary file beside `path`, fsyncs it and renames it over `path`, creating parent
-// directories. Readers never see a partial file. Throws std::runtime_error naming the path.
-void write_file_atomically(const std::filesystem::path& path, std::string_view contents);
 
 std::string results_json(const twinbench::ResultSet& results);
 // Header: scenario,fps,body_bytes,variant,median_ms,min_ms,q1_ms,q3_ms,max_ms,runs. Cells without

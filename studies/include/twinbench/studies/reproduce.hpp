@@ -7,34 +7,18 @@
 #include <vector>
 
 #include "results.pb.h"
+#include "twinbench/scenario/measured_csv.hpp"
+#include "twinbench/scenario/profile.hpp"
 #include "twinbench/scenario/stats.hpp"
 
 namespace tb::studies {
 
-// One measured cell. Read from the reference CSV format: '#' comment lines, then a header naming
-// at least scenario,fps,body_bytes,variant,median_ms; min_ms,q1_ms,q3_ms,max_ms are used when
-// present (lightsail-published-summary.csv, twinbench's own results.csv).
-struct MeasuredCell {
-  std::string scenario;
-  std::uint32_t fps = 0;
-  std::uint64_t body_bytes = 0;
-  std::string variant;
-  double median_ms = 0;
-  std::optional<scenario::Summary> summary;  // min, q1, median, q3, max when the file has them
-  std::string origin;                        // "file:line", for messages
-};
+using scenario::MeasuredCell;  // the measured cells and profiles are scenario/'s; used here by name
+using scenario::apply_profile;
+using scenario::load_measured_csv;
 
-// Throws std::runtime_error naming file:line and the column for anything malformed.
-std::vector<MeasuredCell> parse_measured_csv(std::string_view text, const std::string& origin);
-std::vector<MeasuredCell> load_measured_csv(const std::string& path);
-// Adds the five-number summaries of `summaries` to the cells of `medians` (same keys).
-void attach_summaries(std::vector<MeasuredCell>& medians, const std::vector<MeasuredCell>& summaries);
-
-// A network profile: the engine, frame_loop and network of a Scenario-typed textproto, laid over
-// each published scenario. `name_or_path`: a built-in profile name or a file.
+// A network profile (scenario/profile.hpp) by name: a built-in profile (lightsail-2026) or a file.
 twinbench::Scenario load_profile(const std::string& name_or_path);
-// Lays `profile` over `s`: its engine, frame loop, network, tls section and target's base_url.
-void apply_profile(twinbench::Scenario& s, const twinbench::Scenario& profile);
 
 struct CellComparison {
   MeasuredCell measured;

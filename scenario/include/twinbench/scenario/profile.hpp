@@ -1,0 +1,17 @@
+#pragma once
+// Network profiles: the engine, frame_loop, network, tls and target base_url of a Scenario-typed
+// textproto, laid over other scenarios (reproduce's and run's --profile). The built-in profiles
+// are data of the studies (studies/reproduce.hpp: load_profile).
+#include <string>
+
+#include "scenario.pb.h"
+
+namespace tb::scenario {
+
+// A profile is a partial Scenario: parsed, not validated on its own (the overlaid scenarios are).
+// Throws ScenarioError naming origin:line:column, or the missing name.
+twinbench::Scenario parse_profile(const std::string& text, const std::string& origin);
+// Lays `profile` over `s`: its engine, frame loop, network, tls section and target's base_url.
+void apply_profile(twinbench::Scenario& s, const twinbench::Scenario& profile);
+
+}  // namespace tb::scenario

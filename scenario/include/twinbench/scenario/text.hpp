@@ -1,0 +1,25 @@
+#pragma once
+// The small text and file helpers every layer above uses, in one place: splitting and trimming
+// user text, reading a whole file, and writing one atomically.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tb::scenario {
+
+// The parts between separators; "" gives one empty part, "a," gives "a" and "".
+std::vector<std::string_view> split(std::string_view text, char separator);
+// Without leading and trailing white space (spaces, tabs, CR, LF).
+std::string_view trim(std::string_view text);
+std::string lower(std::string_view text);
+
+// The whole file, or nothing if it cannot be opened or read.
+std::optional<std::string> read_file(const std::filesystem::path& path);
+
+// Writes a temporary file beside `path`, fsyncs it and renames it over `path`, creating parent
+// directories. Readers never see a partial file. Throws std::runtime_error naming the path.
+void write_file_atomically(const std::filesystem::path& path, std::string_view contents);
+
+}  // namespace tb::scenario

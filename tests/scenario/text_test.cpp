@@ -1,0 +1,40 @@
+#include "twinbench/scenario/text.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace tb::scenario {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(Text, SplitKeepsEmptyPartsAndTrimRemovesWhiteSpace) {
+  EXPECT_EQ(split("a,,b", ','), (std::vector<std::string_view>{"a", "", "b"}));
+  EXPECT_EQ(split("", ','), (std::vector<std::string_view>{""}));
+  EXPECT_EQ(split("a,", ','), (std::vector<std::string_view>{"a", ""}));
+  EXPECT_EQ(trim(" \t x y \r\n"), "x y");
+  EXPECT_EQ(trim("   "), "");
+  EXPECT_EQ(lower("RTT=10Ms"), "rtt=10ms");
+}
+
+TEST(Text, WritesAtomicallyAndReadsBack) {
+  const fs::path dir = fs::temp_directory_path() / ("tb-text-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const fs::path file = dir / "sub" / "out.txt";
+  EXPECT_FALSE(read_file(file));
+  write_file_atomically(file, "first");
+  write_file_atomically(file, "second, longer");
+  EXPECT_EQ(read_file(file), "second, longer");
+  std::size_t entries = 0;  // no temporary file left beside it
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(file.parent_path())) ++entries;
+  EXPECT_EQ(entries, 1u);
+  EXPECT_EQ(fs::status(file).permissions() & fs::perms::others_read, fs::perms::others_read);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace tb::scenario
