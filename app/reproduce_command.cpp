@@ -29,8 +29,8 @@ void reproduce_command(const ReproduceArgs& a, bool published) {
   std::string title = published ? "The published Lightsail run, reproduced in simulation"
                                 : "Validation of " + a.measured + " against the model";
   if (a.runs) title += fmt::format(" ({} measured rounds per cell, not the protocol's)", a.runs);
-  studies::Comparison comparison =
-      studies::simulate_and_compare(measured, profile, studies::CompareOptions{a.jobs, !a.quiet, a.runs, std::nullopt});
+  studies::Comparison comparison = studies::simulate_and_compare(
+      measured, profile, studies::CompareOptions{a.jobs, !a.quiet, a.runs, std::nullopt});
   if (!published) comparison.reference = "measured";
   studies::write_comparison(comparison, a.out, title);
   std::cout << studies::comparison_markdown(comparison, title);
@@ -38,7 +38,8 @@ void reproduce_command(const ReproduceArgs& a, bool published) {
 }
 
 void add_common_options(CLI::App* cmd, ReproduceArgs& a) {
-  cmd->add_option("--profile", a.profile, "Network profile: built-in name or textproto file")->capture_default_str();
+  cmd->add_option("--profile", a.profile, "Network profile: built-in name or textproto file")
+      ->capture_default_str();
   cmd->add_option("--out", a.out, "Output directory")->capture_default_str();
   cmd->add_option("--jobs,-j", a.jobs, "Simulations run at once")->check(CLI::Range(1u, 256u));
   cmd->add_flag("--quiet,-q", a.quiet, "No progress on stderr");
@@ -48,21 +49,27 @@ void add_common_options(CLI::App* cmd, ReproduceArgs& a) {
 
 Command add_reproduce_command(CLI::App& app) {
   auto a = std::make_shared<ReproduceArgs>();
-  auto* cmd = app.add_subcommand(
-      "reproduce", "Simulate the published run's three scenarios and compare them with its numbers, cell by cell");
+  auto* cmd = app.add_subcommand("reproduce",
+                                 "Simulate the published run's three scenarios and compare them "
+                                 "with its numbers, cell by cell");
   add_common_options(cmd, *a);
-  cmd->add_option("--runs", a->runs, "Measured rounds per cell instead of the published 25 (quicker; said in the report)");
+  cmd->add_option(
+      "--runs", a->runs,
+      "Measured rounds per cell instead of the published 25 (quicker; said in the report)");
   return {cmd, [a] { reproduce_command(*a, /*published=*/true); }};
 }
 
 Command add_validate_command(CLI::App& app) {
   auto a = std::make_shared<ReproduceArgs>();
   a->out = "out/validation";
-  auto* cmd = app.add_subcommand("validate",
-                                 "Compare measured medians (reference CSV format or a results.csv) with the model");
+  auto* cmd = app.add_subcommand(
+      "validate",
+      "Compare measured medians (reference CSV format or a results.csv) with the model");
   cmd->add_option("measured", a->measured, "CSV file of measured cells")->required();
   add_common_options(cmd, *a);
-  cmd->add_option("--runs", a->runs, "Measured rounds per cell instead of the protocol's (quicker; said in the report)");
+  cmd->add_option(
+      "--runs", a->runs,
+      "Measured rounds per cell instead of the protocol's (quicker; said in the report)");
   return {cmd, [a] { reproduce_command(*a, /*published=*/false); }};
 }
 

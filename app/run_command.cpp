@@ -44,14 +44,16 @@ struct RunArgs {
 // The scenario as the options make it, validated for the backend; bad input throws InputError.
 twinbench::Scenario load_run_scenario(const RunArgs& a) {
   const auto& builtin = studies::embedded::published_latency;
-  twinbench::Scenario scenario = a.scenario.empty() ? scenario::parse_scenario(builtin.text, builtin.path)
-                                                    : scenario::load_scenario(a.scenario);
+  twinbench::Scenario scenario = a.scenario.empty()
+                                     ? scenario::parse_scenario(builtin.text, builtin.path)
+                                     : scenario::load_scenario(a.scenario);
   if (a.runs) scenario.set_runs(*a.runs);
   if (a.warmups) scenario.set_warmups(*a.warmups);
   if (!a.profile.empty()) studies::apply_profile(scenario, studies::load_profile(a.profile));
   if (a.tls) scenario.mutable_tls();
   const std::string origin = a.scenario.empty() ? builtin.path : a.scenario;
-  if (!a.pcap.empty() && a.backend == "live") throw InputError("--pcap: only with --backend sim or emulated");
+  if (!a.pcap.empty() && a.backend == "live")
+    throw InputError("--pcap: only with --backend sim or emulated");
   if (a.whole_run && a.backend != "sim") throw InputError("--whole-run: only with --backend sim");
   scenario::validate_scenario(scenario, origin);
   if (a.backend != "live") sim::require_simulatable(scenario, origin);
@@ -59,25 +61,27 @@ twinbench::Scenario load_run_scenario(const RunArgs& a) {
 }
 
 std::string sample_text(const twinbench::Sample& s) {
-  return fmt::format("{} fps={} bytes={} {}: {:.1f} ms, {} frames{}", s.scenario(), s.fps(), s.body_bytes(),
-                     s.variant(), s.elapsed_ms(), s.frames(),
+  return fmt::format("{} fps={} bytes={} {}: {:.1f} ms, {} frames{}", s.scenario(), s.fps(),
+                     s.body_bytes(), s.variant(), s.elapsed_ms(), s.frames(),
                      s.result() == "success" ? "" : " (" + s.result() + ": " + s.error() + ")");
 }
 
-twinbench::ResultSet run_on_emulated_path(const twinbench::Scenario& scenario, const runner::RunOptions& options,
-                                          const RunArgs& a) {
+twinbench::ResultSet run_on_emulated_path(const twinbench::Scenario& scenario,
+                                          const runner::RunOptions& options, const RunArgs& a) {
   auto results = emulated::run_emulated(scenario, options, a.nodelay, a.pcap);
   if (!a.quiet) {
     const auto& path = results.run().emulated();
-    std::cerr << fmt::format("emulated path: {} packets, lateness p50 {:.0f} us, p99 {:.0f} us (limit {:.0f}){}\n",
-                             path.packets(), path.lateness_p50_us(), path.lateness_p99_us(), path.lateness_limit_us(),
-                             path.valid() ? "" : ": INVALID, " + path.invalid_reason());
+    std::cerr << fmt::format(
+        "emulated path: {} packets, lateness p50 {:.0f} us, p99 {:.0f} us (limit {:.0f}){}\n",
+        path.packets(), path.lateness_p50_us(), path.lateness_p99_us(), path.lateness_limit_us(),
+        path.valid() ? "" : ": INVALID, " + path.invalid_reason());
   }
   return results;
 }
 
 // The client's TLS trust for an https --server: the roots in --tls-ca, or the scenario's.
-void trust_external_server(const twinbench::Scenario& scenario, const RunArgs& a, runner::RunOptions& options) {
+void trust_external_server(const twinbench::Scenario& scenario, const RunArgs& a,
+                           runner::RunOptions& options) {
   std::string ca;
   if (!a.tls_ca.empty()) {
     std::ifstream in(a.tls_ca);
@@ -88,7 +92,8 @@ void trust_external_server(const twinbench::Scenario& scenario, const RunArgs& a
 }
 
 // Real sockets to --server, the scenario's target, or a server this command starts on loopback.
-twinbench::ResultSet run_live(const twinbench::Scenario& scenario, runner::RunOptions options, const RunArgs& a) {
+twinbench::ResultSet run_live(const twinbench::Scenario& scenario, runner::RunOptions options,
+                              const RunArgs& a) {
   std::optional<live::LiveServer> own_server;
   std::string base_url = a.server.empty() ? scenario.target().base_url() : a.server;
   if (base_url.empty()) {
@@ -102,7 +107,9 @@ twinbench::ResultSet run_live(const twinbench::Scenario& scenario, runner::RunOp
     own_server.emplace(server_options);
     own_server->start();
     base_url = own_server->base_url();
-    if (!a.quiet) std::cerr << "serving on " << base_url << " (loopback, Nagle " << (a.nodelay ? "off" : "on") << ")\n";
+    if (!a.quiet)
+      std::cerr << "serving on " << base_url << " (loopback, Nagle " << (a.nodelay ? "off" : "on")
+                << ")\n";
   } else if (base_url.starts_with("https://")) {
     trust_external_server(scenario, a, options);
   }
@@ -112,12 +119,14 @@ twinbench::ResultSet run_live(const twinbench::Scenario& scenario, runner::RunOp
   auto results = runner::run_scenario(scenario, live.backend(), options);
   if (own_server && !a.quiet) {
     const auto st = own_server->stats();
-    std::cerr << fmt::format("server: {} connections, {} requests\n", st.connections_accepted, st.requests_served);
+    std::cerr << fmt::format("server: {} connections, {} requests\n", st.connections_accepted,
+                             st.requests_served);
   }
   return results;
 }
 
-// Writes the result files and prints the report; a failed run has thrown before anything is written.
+// Writes the result files and prints the report; a failed run has thrown before anything is
+// written.
 void run_command(const RunArgs& a) {
   const twinbench::Scenario scenario = load_run_scenario(a);
   const std::string out = a.out.empty() ? "out/" + scenario.name() + "-" + a.backend : a.out;
@@ -125,14 +134,15 @@ void run_command(const RunArgs& a) {
   options.seed = a.seed;
   if (!a.quiet) {
     auto progress = std::make_shared<runner::ProgressLine>("samples");
-    options.on_sample = [progress](const twinbench::Sample& s, std::size_t done, std::size_t total) {
+    options.on_sample = [progress](const twinbench::Sample& s, std::size_t done,
+                                   std::size_t total) {
       progress->update(done, total, sample_text(s));
     };
   }
-  const twinbench::ResultSet results = a.backend == "sim"        ? sim::run_simulated(scenario, options, a.jobs, a.pcap,
-                                                                                      a.whole_run)
-                                       : a.backend == "emulated" ? run_on_emulated_path(scenario, options, a)
-                                                                 : run_live(scenario, options, a);
+  const twinbench::ResultSet results =
+      a.backend == "sim"        ? sim::run_simulated(scenario, options, a.jobs, a.pcap, a.whole_run)
+      : a.backend == "emulated" ? run_on_emulated_path(scenario, options, a)
+                                : run_live(scenario, options, a);
   scenario::write_results(results, out);
   std::cout << scenario::results_markdown(results);
   if (!a.quiet) std::cerr << "wrote " << out << "/results.{json,csv,md}\n";
@@ -142,27 +152,35 @@ void run_command(const RunArgs& a) {
 
 Command add_run_command(CLI::App& app) {
   auto a = std::make_shared<RunArgs>();
-  auto* cmd = app.add_subcommand("run", "Run a scenario and write results.json, results.csv, results.md");
-  cmd->add_option("scenario", a->scenario, "Scenario textproto file (default: the published latency scenario, built in)");
-  cmd->add_option("--backend", a->backend,
-                  "sim (ns-3 simulated network), emulated (real kernel TCP through an emulated link; "
-                  "needs CAP_NET_ADMIN) or live (real sockets to a server)")
+  auto* cmd =
+      app.add_subcommand("run", "Run a scenario and write results.json, results.csv, results.md");
+  cmd->add_option("scenario", a->scenario,
+                  "Scenario textproto file (default: the published latency scenario, built in)");
+  cmd->add_option(
+         "--backend", a->backend,
+         "sim (ns-3 simulated network), emulated (real kernel TCP through an emulated link; "
+         "needs CAP_NET_ADMIN) or live (real sockets to a server)")
       ->check(CLI::IsMember({"live", "sim", "emulated"}));
-  cmd->add_option("--server", a->server, "Base URL of a server to measure; default: start one on loopback");
+  cmd->add_option("--server", a->server,
+                  "Base URL of a server to measure; default: start one on loopback");
   cmd->add_option("--out", a->out, "Output directory (default out/<scenario>-<backend>)");
   cmd->add_flag("--nodelay", a->nodelay, "Set TCP_NODELAY on the server this command starts");
   cmd->add_option("--seed", a->seed, "Seed of the simulation's randomness (loss, jitter)");
-  cmd->add_option("--jobs,-j", a->jobs, "Simulations run at once (default: all cores)")->check(CLI::Range(1u, 256u));
+  cmd->add_option("--jobs,-j", a->jobs, "Simulations run at once (default: all cores)")
+      ->check(CLI::Range(1u, 256u));
   cmd->add_option("--runs", a->runs, "Override the scenario's measured rounds");
   cmd->add_option("--warmups", a->warmups, "Override the scenario's warmup rounds");
   cmd->add_flag("--quiet,-q", a->quiet, "No progress on stderr");
   cmd->add_flag("--tls", a->tls, "HTTPS (the scenario's tls section, or its defaults)");
-  cmd->add_option("--profile", a->profile,
-                  "Network profile laid over the scenario: built-in name (lightsail-2026) or textproto file");
-  cmd->add_option("--pcap", a->pcap, "sim, emulated: write packet captures of both hosts into this directory");
-  cmd->add_flag("--whole-run", a->whole_run,
-                "sim: simulate the interleaved run as one simulation per Session scope, not split into "
-                "simulations per variant (slower; to check the split on a scenario)");
+  cmd->add_option(
+      "--profile", a->profile,
+      "Network profile laid over the scenario: built-in name (lightsail-2026) or textproto file");
+  cmd->add_option("--pcap", a->pcap,
+                  "sim, emulated: write packet captures of both hosts into this directory");
+  cmd->add_flag(
+      "--whole-run", a->whole_run,
+      "sim: simulate the interleaved run as one simulation per Session scope, not split into "
+      "simulations per variant (slower; to check the split on a scenario)");
   cmd->add_option("--tls-ca", a->tls_ca, "PEM file of the roots to trust for an https --server");
   return {cmd, [a] { run_command(*a); }};
 }

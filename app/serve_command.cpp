@@ -64,7 +64,8 @@ Command add_serve_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--tls-intermediates", a->intermediates, "Intermediate CAs in the chain sent")
       ->check(CLI::Range(0u, 16u));
-  cmd->add_option("--tls-ca-out", a->ca_out, "Write the root CA here (default: print it on stdout)");
+  cmd->add_option("--tls-ca-out", a->ca_out,
+                  "Write the root CA here (default: print it on stdout)");
   return {cmd, [a] { serve_command(*a); }};
 }
 

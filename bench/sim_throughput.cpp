@@ -37,10 +37,12 @@ twinbench::Scenario download(std::uint64_t bytes) {
       name: "bench"
       variants { name: "c3_coop" client: C3HTTP }
       frame_caps: [60]
-      body_bytes: [)" + std::to_string(bytes) + R"(]
+      body_bytes: [)" + std::to_string(bytes) +
+                                          R"(]
       runs: 1
       download_to_file: true
-  )", "bench");
+  )",
+                                      "bench");
 }
 
 struct BenchPath {
@@ -50,16 +52,15 @@ struct BenchPath {
   bool pacing;
 };
 
-const BenchPath kPlainPath{
-    "20 ms each way, 1 Gbit/s down, 100 Mbit/s up, HTTP, CUBIC",
-    [](twinbench::Scenario& s) {
-      auto& link = *s.mutable_network()->mutable_link();
-      link.set_client_to_server_delay_ms(20);
-      link.set_server_to_client_delay_ms(20);
-      link.set_downlink_mbps(1000);
-      link.set_uplink_mbps(100);
-    },
-    "ns3::TcpCubic", false};
+const BenchPath kPlainPath{"20 ms each way, 1 Gbit/s down, 100 Mbit/s up, HTTP, CUBIC",
+                           [](twinbench::Scenario& s) {
+                             auto& link = *s.mutable_network()->mutable_link();
+                             link.set_client_to_server_delay_ms(20);
+                             link.set_server_to_client_delay_ms(20);
+                             link.set_downlink_mbps(1000);
+                             link.set_uplink_mbps(100);
+                           },
+                           "ns3::TcpCubic", false};
 
 const BenchPath kProfilePath{
     "the lightsail-2026 profile (what reproduce simulates): HTTPS, BBR with pacing, its link",
@@ -102,20 +103,24 @@ double bulk_send(const BenchPath& path, std::uint64_t bytes) {
     ns3::Config::SetDefault("ns3::TcpSocket::SndBufSize", ns3::UintegerValue(4 << 20));
     ns3::Config::SetDefault("ns3::TcpSocket::RcvBufSize", ns3::UintegerValue(6 << 20));
     ns3::Config::SetDefault("ns3::TcpSocket::InitialCwnd", ns3::UintegerValue(10));
-    ns3::Config::SetDefault("ns3::TcpL4Protocol::SocketType",
-                            ns3::TypeIdValue(ns3::TypeId::LookupByName(path.ns3_congestion_control)));
+    ns3::Config::SetDefault(
+        "ns3::TcpL4Protocol::SocketType",
+        ns3::TypeIdValue(ns3::TypeId::LookupByName(path.ns3_congestion_control)));
     ns3::Config::SetDefault("ns3::TcpSocketState::EnablePacing", ns3::BooleanValue(path.pacing));
     tb::sim::SimNetwork network(s.network(), 1);
     const std::uint16_t port = 9000;
-    ns3::PacketSinkHelper sink("ns3::TcpSocketFactory", ns3::InetSocketAddress(ns3::Ipv4Address::GetAny(), port));
+    ns3::PacketSinkHelper sink("ns3::TcpSocketFactory",
+                               ns3::InetSocketAddress(ns3::Ipv4Address::GetAny(), port));
     auto sink_apps = sink.Install(network.client_node());
-    const auto client_ip = network.client_node()->GetObject<ns3::Ipv4>()->GetAddress(1, 0).GetLocal();
+    const auto client_ip =
+        network.client_node()->GetObject<ns3::Ipv4>()->GetAddress(1, 0).GetLocal();
     ns3::BulkSendHelper sender("ns3::TcpSocketFactory", ns3::InetSocketAddress(client_ip, port));
     sender.SetAttribute("MaxBytes", ns3::UintegerValue(bytes));
     sender.Install(network.server_node());
     auto app = ns3::DynamicCast<ns3::PacketSink>(sink_apps.Get(0));
     tb::sim::NsScheduler scheduler;
-    const bool done = scheduler.run_until([&] { return app->GetTotalRx() >= bytes; }, std::chrono::seconds(600));
+    const bool done =
+        scheduler.run_until([&] { return app->GetTotalRx() >= bytes; }, std::chrono::seconds(600));
     if (!done) {
       std::fprintf(stderr, "BulkSend did not finish\n");
       std::exit(1);
@@ -142,8 +147,8 @@ void bench(const BenchPath& path, int repetitions) {
     const std::uint64_t bytes = mib << 20;
     const double ours = best_of(repetitions, [&] { return twinbench_download(path, bytes); });
     const double bare = best_of(repetitions, [&] { return bulk_send(path, bytes); });
-    std::printf("| %2llu MiB | %.3f | %.1f | %.3f | %.2f |\n", static_cast<unsigned long long>(mib), ours,
-                static_cast<double>(mib) / ours, bare, ours / bare);
+    std::printf("| %2llu MiB | %.3f | %.1f | %.3f | %.2f |\n", static_cast<unsigned long long>(mib),
+                ours, static_cast<double>(mib) / ours, bare, ours / bare);
     std::fflush(stdout);
     wall[mib] = {ours, bare};
   }

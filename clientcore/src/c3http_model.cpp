@@ -61,8 +61,8 @@ bool C3HttpModel::acquire_client() {
 void C3HttpModel::begin() {
   if (options_.use_threads) {
     // The worker runs the whole loop; the main thread looks once per process_frame.
-    worker_ = rt_.threads.start([this] { return quit_ || pump() == Step::kDone; },
-                                options_.worker_sleep);
+    worker_ =
+        rt_.threads.start([this] { return quit_ || pump() == Step::kDone; }, options_.worker_sleep);
     const auto serial = request_serial_;
     rt_.frames.await_process_frame([this, serial] {
       if (serial == request_serial_) check_worker();
@@ -112,9 +112,10 @@ C3HttpModel::Step C3HttpModel::pump() {
           continue;
         }
         if (before != HttpStatus::kResolving && before != HttpStatus::kConnecting) {
-          const auto result = before == HttpStatus::kCantResolve       ? RequestResult::kCantResolve
-                              : before == HttpStatus::kTlsHandshakeError ? RequestResult::kTlsHandshakeError
-                                                                         : RequestResult::kCantConnect;
+          const auto result = before == HttpStatus::kCantResolve ? RequestResult::kCantResolve
+                              : before == HttpStatus::kTlsHandshakeError
+                                  ? RequestResult::kTlsHandshakeError
+                                  : RequestResult::kCantConnect;
           return finish(result, c.error());
         }
         c.poll();

@@ -112,7 +112,8 @@ void FrameLoop::run_frame() {
   phase_ = FramePhase::kBetweenFrames;
 
   if (!running_) return;
-  const Duration period = config_.fps_cap ? Duration{1'000'000'000LL / config_.fps_cap} : Duration{0};
+  const Duration period =
+      config_.fps_cap ? Duration{1'000'000'000LL / config_.fps_cap} : Duration{0};
   // Godot's frame limiter (Main::iteration): a target that advances by one period per frame and
   // is clamped to within a period of reality, so a late frame is not followed by a burst.
   target_ += period;

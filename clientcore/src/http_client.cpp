@@ -19,16 +19,26 @@ constexpr std::size_t kInputSlice = 64 * 1024;
 
 const char* to_string(HttpStatus s) {
   switch (s) {
-    case HttpStatus::kDisconnected: return "DISCONNECTED";
-    case HttpStatus::kResolving: return "RESOLVING";
-    case HttpStatus::kCantResolve: return "CANT_RESOLVE";
-    case HttpStatus::kConnecting: return "CONNECTING";
-    case HttpStatus::kCantConnect: return "CANT_CONNECT";
-    case HttpStatus::kConnected: return "CONNECTED";
-    case HttpStatus::kRequesting: return "REQUESTING";
-    case HttpStatus::kBody: return "BODY";
-    case HttpStatus::kConnectionError: return "CONNECTION_ERROR";
-    case HttpStatus::kTlsHandshakeError: return "TLS_HANDSHAKE_ERROR";
+    case HttpStatus::kDisconnected:
+      return "DISCONNECTED";
+    case HttpStatus::kResolving:
+      return "RESOLVING";
+    case HttpStatus::kCantResolve:
+      return "CANT_RESOLVE";
+    case HttpStatus::kConnecting:
+      return "CONNECTING";
+    case HttpStatus::kCantConnect:
+      return "CANT_CONNECT";
+    case HttpStatus::kConnected:
+      return "CONNECTED";
+    case HttpStatus::kRequesting:
+      return "REQUESTING";
+    case HttpStatus::kBody:
+      return "BODY";
+    case HttpStatus::kConnectionError:
+      return "CONNECTION_ERROR";
+    case HttpStatus::kTlsHandshakeError:
+      return "TLS_HANDSHAKE_ERROR";
   }
   return "?";
 }
@@ -40,7 +50,8 @@ struct HttpClient::Parser {
     // Bodies stream through; nothing accumulates here. (Not boost::none: Beast 1.74 compares
     // the content length against an empty optional as "greater" and rejects every body.)
     p.body_limit(std::numeric_limits<std::uint64_t>::max());
-    on_header = [this](std::uint64_t size, boost::beast::string_view, boost::beast::error_code& ec) {
+    on_header = [this](std::uint64_t size, boost::beast::string_view,
+                       boost::beast::error_code& ec) {
       if (size > kMaxChunkBytes) ec = http::error::body_limit;
       current.clear();
       current_size = size;
@@ -57,7 +68,8 @@ struct HttpClient::Parser {
   }
 
   http::response_parser<http::buffer_body> p;
-  std::function<void(std::uint64_t, boost::beast::string_view, boost::beast::error_code&)> on_header;
+  std::function<void(std::uint64_t, boost::beast::string_view, boost::beast::error_code&)>
+      on_header;
   std::function<std::size_t(std::uint64_t, boost::beast::string_view, boost::beast::error_code&)>
       on_body;
   std::vector<std::byte> current;
@@ -144,7 +156,8 @@ bool HttpClient::fill_input() {
   if (input_begin_ == input_.size()) input_.clear(), input_begin_ = 0;
   if (!read_buffer_) read_buffer_ = std::make_unique_for_overwrite<std::byte[]>(kInputSlice);
   ReadResult r = transport_->read_some(std::span(read_buffer_.get(), kInputSlice));
-  if (r.kind == ReadResult::Kind::kData) input_.insert(input_.end(), read_buffer_.get(), read_buffer_.get() + r.bytes);
+  if (r.kind == ReadResult::Kind::kData)
+    input_.insert(input_.end(), read_buffer_.get(), read_buffer_.get() + r.bytes);
   if (r.kind == ReadResult::Kind::kEof) input_eof_ = true;
   if (r.kind == ReadResult::Kind::kError) {
     fail(HttpStatus::kConnectionError, "transport error: " + transport_->error());
@@ -174,7 +187,8 @@ void HttpClient::poll() {
       if (s == TransportStatus::kError || s == TransportStatus::kClosed) {
         fail(HttpStatus::kCantConnect, "cannot connect: " + transport_->error());
       }
-      if (s == TransportStatus::kHandshakeFailed) fail(HttpStatus::kTlsHandshakeError, transport_->error());
+      if (s == TransportStatus::kHandshakeFailed)
+        fail(HttpStatus::kTlsHandshakeError, transport_->error());
       return;
     }
     case HttpStatus::kConnected: {
@@ -200,20 +214,21 @@ void HttpClient::poll() {
 
 void HttpClient::poll_requesting() {
   if (request_sent_ < request_buffer_.size()) {
-    request_sent_ += transport_->write_some(
-        std::as_bytes(std::span(request_buffer_)).subspan(request_sent_));
+    request_sent_ +=
+        transport_->write_some(std::as_bytes(std::span(request_buffer_)).subspan(request_sent_));
     if (request_sent_ < request_buffer_.size()) return;  // send buffer full: try next poll
   }
   auto& p = parser_->p;
   while (!p.is_header_done()) {
     if (input_begin_ == input_.size() && !fill_input()) {
       if (status_ != HttpStatus::kRequesting) return;  // transport error
-      if (input_eof_) fail(HttpStatus::kConnectionError, "connection closed before the response head");
+      if (input_eof_)
+        fail(HttpStatus::kConnectionError, "connection closed before the response head");
       return;
     }
     boost::beast::error_code ec;
-    const std::size_t used = p.put(boost::asio::buffer(input_.data() + input_begin_,
-                                                       input_.size() - input_begin_), ec);
+    const std::size_t used =
+        p.put(boost::asio::buffer(input_.data() + input_begin_, input_.size() - input_begin_), ec);
     input_begin_ += used;
     if (ec == http::error::need_more) {
       // Beast needs the unconsumed bytes again together with more; keep them at the front.
@@ -225,7 +240,8 @@ void HttpClient::poll_requesting() {
       }
       if (!fill_input()) {
         if (status_ != HttpStatus::kRequesting) return;
-        if (input_eof_) fail(HttpStatus::kConnectionError, "connection closed before the response head");
+        if (input_eof_)
+          fail(HttpStatus::kConnectionError, "connection closed before the response head");
         return;
       }
       continue;
@@ -280,8 +296,8 @@ std::vector<std::byte> HttpClient::read_response_body_chunk() {
       p.get().body().size = out.size() - produced;
     }
     boost::beast::error_code ec;
-    const std::size_t used = p.put(boost::asio::buffer(input_.data() + input_begin_,
-                                                       input_.size() - input_begin_), ec);
+    const std::size_t used =
+        p.put(boost::asio::buffer(input_.data() + input_begin_, input_.size() - input_begin_), ec);
     input_begin_ += used;
     if (!chunked) produced = out.size() - p.get().body().size;
     if (ec == http::error::need_buffer) continue;  // our chunk is full

@@ -6,18 +6,30 @@ namespace tb {
 
 const char* to_string(RequestResult r) {
   switch (r) {
-    case RequestResult::kSuccess: return "success";
-    case RequestResult::kChunkedBodySizeMismatch: return "chunked_body_size_mismatch";
-    case RequestResult::kCantConnect: return "cant_connect";
-    case RequestResult::kCantResolve: return "cant_resolve";
-    case RequestResult::kConnectionError: return "connection_error";
-    case RequestResult::kTlsHandshakeError: return "tls_handshake_error";
-    case RequestResult::kNoResponse: return "no_response";
-    case RequestResult::kBodySizeLimitExceeded: return "body_size_limit_exceeded";
-    case RequestResult::kRequestFailed: return "request_failed";
-    case RequestResult::kDownloadFileCantOpen: return "download_file_cant_open";
-    case RequestResult::kDownloadFileWriteError: return "download_file_write_error";
-    case RequestResult::kCancelled: return "cancelled";
+    case RequestResult::kSuccess:
+      return "success";
+    case RequestResult::kChunkedBodySizeMismatch:
+      return "chunked_body_size_mismatch";
+    case RequestResult::kCantConnect:
+      return "cant_connect";
+    case RequestResult::kCantResolve:
+      return "cant_resolve";
+    case RequestResult::kConnectionError:
+      return "connection_error";
+    case RequestResult::kTlsHandshakeError:
+      return "tls_handshake_error";
+    case RequestResult::kNoResponse:
+      return "no_response";
+    case RequestResult::kBodySizeLimitExceeded:
+      return "body_size_limit_exceeded";
+    case RequestResult::kRequestFailed:
+      return "request_failed";
+    case RequestResult::kDownloadFileCantOpen:
+      return "download_file_cant_open";
+    case RequestResult::kDownloadFileWriteError:
+      return "download_file_write_error";
+    case RequestResult::kCancelled:
+      return "cancelled";
   }
   return "?";
 }
@@ -171,14 +183,16 @@ bool HttpRequestModel::update_connection() {
       }
       c.poll();
       // Godot 4 re-checks the status here; 3.2 reads a chunk regardless.
-      if (options_.profile == EngineProfile::kGodot4 && c.status() != HttpStatus::kBody) return false;
+      if (options_.profile == EngineProfile::kGodot4 && c.status() != HttpStatus::kBody)
+        return false;
       const std::vector<std::byte> chunk = c.read_response_body_chunk();
       downloaded_ += chunk.size();
       if (file_ && !chunk.empty() && !file_->write(chunk)) {
         return finish(RequestResult::kDownloadFileWriteError, spec_.download_file);
       }
       if (body_len_ >= 0) {
-        if (static_cast<std::int64_t>(downloaded_) == body_len_) return finish(RequestResult::kSuccess);
+        if (static_cast<std::int64_t>(downloaded_) == body_len_)
+          return finish(RequestResult::kSuccess);
       } else if (c.status() == HttpStatus::kDisconnected) {
         return finish(RequestResult::kSuccess);  // read until EOF, with no errors
       }

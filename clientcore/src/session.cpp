@@ -2,7 +2,8 @@
 
 namespace tb {
 
-Session::Session(const Scheduler& clock, SessionOptions options) : clock_(clock), options_(options) {}
+Session::Session(const Scheduler& clock, SessionOptions options)
+    : clock_(clock), options_(options) {}
 
 std::optional<Session::Lease> Session::acquire(const Key& key, TransportFactory& transports,
                                                Resolver& resolver,

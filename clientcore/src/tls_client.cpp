@@ -20,7 +20,8 @@ constexpr std::size_t kCipherSlice = 16 * 1024 + 512;
 
 int protocol(TlsVersion v) { return v == TlsVersion::k1_2 ? TLS1_2_VERSION : TLS1_3_VERSION; }
 
-// OpenSSL's queued errors, most specific last, e.g. "certificate verify failed (Hostname mismatch)".
+// OpenSSL's queued errors, most specific last, e.g. "certificate verify failed (Hostname
+// mismatch)".
 std::string openssl_reason(SSL* ssl) {
   std::string text;
   while (const unsigned long e = ERR_get_error()) {
@@ -59,7 +60,8 @@ TlsClientContext::TlsClientContext(const TlsClientConfig& config)
   if (config.trusted_ca_pem.empty()) {
     SSL_CTX_set_default_verify_paths(ctx_);
   } else {
-    BIO* bio = BIO_new_mem_buf(config.trusted_ca_pem.data(), static_cast<int>(config.trusted_ca_pem.size()));
+    BIO* bio = BIO_new_mem_buf(config.trusted_ca_pem.data(),
+                               static_cast<int>(config.trusted_ca_pem.size()));
     X509_STORE* store = SSL_CTX_get_cert_store(ctx_);
     int loaded = 0;
     while (X509* cert = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr)) {
@@ -97,8 +99,8 @@ void TlsClientContext::save_session(const std::string& key, ssl_session_st* sess
   }
 }
 
-TlsClientTransport::TlsClientTransport(std::unique_ptr<Transport> inner, std::shared_ptr<TlsClientContext> context,
-                                       std::string host)
+TlsClientTransport::TlsClientTransport(std::unique_ptr<Transport> inner,
+                                       std::shared_ptr<TlsClientContext> context, std::string host)
     : inner_(std::move(inner)), context_(std::move(context)), host_(std::move(host)) {}
 
 TlsClientTransport::~TlsClientTransport() {
@@ -135,7 +137,8 @@ void TlsClientTransport::connect(const Endpoint& to) {
 
 TransportStatus TlsClientTransport::status() {
   switch (phase_) {
-    case Phase::kIdle: return TransportStatus::kIdle;
+    case Phase::kIdle:
+      return TransportStatus::kIdle;
     case Phase::kTcp: {
       const auto s = inner_->status();
       if (s == TransportStatus::kConnecting) return s;
@@ -150,7 +153,8 @@ TransportStatus TlsClientTransport::status() {
     case Phase::kHandshake:
       step_handshake();
       if (phase_ == Phase::kHandshake) return TransportStatus::kConnecting;
-      return phase_ == Phase::kOpen ? TransportStatus::kConnected : TransportStatus::kHandshakeFailed;
+      return phase_ == Phase::kOpen ? TransportStatus::kConnected
+                                    : TransportStatus::kHandshakeFailed;
     case Phase::kOpen: {
       flush();
       const auto s = inner_->status();
@@ -159,8 +163,10 @@ TransportStatus TlsClientTransport::status() {
       if (SSL_pending(ssl_) > 0 || BIO_ctrl_pending(in_) > 0) return TransportStatus::kConnected;
       return tls_eof_ ? TransportStatus::kClosed : s;
     }
-    case Phase::kFailed: return TransportStatus::kHandshakeFailed;
-    case Phase::kClosed: return error_.empty() ? TransportStatus::kClosed : TransportStatus::kError;
+    case Phase::kFailed:
+      return TransportStatus::kHandshakeFailed;
+    case Phase::kClosed:
+      return error_.empty() ? TransportStatus::kClosed : TransportStatus::kError;
   }
   return TransportStatus::kError;
 }
@@ -177,8 +183,10 @@ void TlsClientTransport::step_handshake() {
     return;
   }
   const int e = SSL_get_error(ssl_, r);
-  if (e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE) return fail_handshake(openssl_reason(ssl_));
-  if (inner_error_) return fail_handshake("connection broke during the handshake: " + inner_->error());
+  if (e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE)
+    return fail_handshake(openssl_reason(ssl_));
+  if (inner_error_)
+    return fail_handshake("connection broke during the handshake: " + inner_->error());
   if (inner_eof_) return fail_handshake("the server closed the connection during the handshake");
 }
 
@@ -217,7 +225,8 @@ std::size_t TlsClientTransport::write_some(std::span<const std::byte> data) {
   flush();
   if (!outgoing_.empty()) return 0;  // older ciphertext first
   ERR_clear_error();
-  const int n = SSL_write(ssl_, data.data(), static_cast<int>(std::min<std::size_t>(data.size(), INT_MAX)));
+  const int n =
+      SSL_write(ssl_, data.data(), static_cast<int>(std::min<std::size_t>(data.size(), INT_MAX)));
   if (n <= 0) {
     error_ = "TLS write failed: " + openssl_reason(ssl_);
     return 0;
@@ -228,12 +237,14 @@ std::size_t TlsClientTransport::write_some(std::span<const std::byte> data) {
 
 ReadResult TlsClientTransport::read_some(std::span<std::byte> out) {
   if (phase_ == Phase::kFailed) return {ReadResult::Kind::kError, 0};
-  if (phase_ == Phase::kClosed) return {error_.empty() ? ReadResult::Kind::kEof : ReadResult::Kind::kError, 0};
+  if (phase_ == Phase::kClosed)
+    return {error_.empty() ? ReadResult::Kind::kEof : ReadResult::Kind::kError, 0};
   if (phase_ != Phase::kOpen || out.empty()) return {ReadResult::Kind::kWouldBlock, 0};
   if (tls_eof_) return {ReadResult::Kind::kEof, 0};
   for (;;) {
     ERR_clear_error();
-    const int n = SSL_read(ssl_, out.data(), static_cast<int>(std::min<std::size_t>(out.size(), INT_MAX)));
+    const int n =
+        SSL_read(ssl_, out.data(), static_cast<int>(std::min<std::size_t>(out.size(), INT_MAX)));
     flush();  // post-handshake messages may need an answer
     if (n > 0) return {ReadResult::Kind::kData, static_cast<std::size_t>(n)};
     const int e = SSL_get_error(ssl_, n);
@@ -257,7 +268,8 @@ ReadResult TlsClientTransport::read_some(std::span<std::byte> out) {
 }
 
 std::size_t TlsClientTransport::available() {
-  return phase_ == Phase::kOpen ? static_cast<std::size_t>(SSL_pending(ssl_)) + inner_->available() : 0;
+  return phase_ == Phase::kOpen ? static_cast<std::size_t>(SSL_pending(ssl_)) + inner_->available()
+                                : 0;
 }
 
 void TlsClientTransport::close() {

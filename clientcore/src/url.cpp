@@ -43,7 +43,8 @@ std::optional<Url> parse_url(const std::string& text) {
   if (!port_text.empty()) {
     unsigned value = 0;
     auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), value);
-    if (ec != std::errc() || end != port_text.data() + port_text.size() || value == 0 || value > 65535)
+    if (ec != std::errc() || end != port_text.data() + port_text.size() || value == 0 ||
+        value > 65535)
       return std::nullopt;
     url.port = static_cast<std::uint16_t>(value);
   }

@@ -19,13 +19,15 @@
 namespace tb::emulated {
 
 EmulatedPath::EmulatedPath(const PathConfig& config, SideProgram server, SideProgram client) {
-  server_ = std::make_unique<PathSide>(
-      SideConfig{"server", kServerAddress, kClientAddress, config.link.mtu_bytes, config.server_tcp}, std::move(server));
-  client_ = std::make_unique<PathSide>(
-      SideConfig{"client", kClientAddress, kServerAddress, config.link.mtu_bytes, config.client_tcp}, std::move(client));
-  emulator_ = std::make_unique<LinkEmulator>(client_->tun_fd(), server_->tun_fd(), uplink_of(config.link, config.seed),
-                                             downlink_of(config.link, config.seed), config.spin_us,
-                                             !config.capture_prefix.empty());
+  server_ = std::make_unique<PathSide>(SideConfig{"server", kServerAddress, kClientAddress,
+                                                  config.link.mtu_bytes, config.server_tcp},
+                                       std::move(server));
+  client_ = std::make_unique<PathSide>(SideConfig{"client", kClientAddress, kServerAddress,
+                                                  config.link.mtu_bytes, config.client_tcp},
+                                       std::move(client));
+  emulator_ = std::make_unique<LinkEmulator>(
+      client_->tun_fd(), server_->tun_fd(), uplink_of(config.link, config.seed),
+      downlink_of(config.link, config.seed), config.spin_us, !config.capture_prefix.empty());
   capture_prefix_ = config.capture_prefix;
   started_ns_ = monotonic_ns();
   server_->go();
@@ -55,8 +57,10 @@ PathReport EmulatedPath::finish() {
       all.insert(all.end(), b.begin(), b.end());
       return all;
     };
-    write_pcap(capture_prefix_ + "-client.pcap", joined(report.uplink.sent, report.downlink.received), started_ns_);
-    write_pcap(capture_prefix_ + "-server.pcap", joined(report.downlink.sent, report.uplink.received), started_ns_);
+    write_pcap(capture_prefix_ + "-client.pcap",
+               joined(report.uplink.sent, report.downlink.received), started_ns_);
+    write_pcap(capture_prefix_ + "-server.pcap",
+               joined(report.downlink.sent, report.uplink.received), started_ns_);
   }
   return report;
 }
@@ -90,7 +94,8 @@ bool has_net_admin() {
   if (::ioctl(tun, TUNSETIFF, &request) != 0) fail(2, "TUNSETIFF");
   for (const auto& cc : congestion_controls) {
     const int s = ::socket(AF_INET, SOCK_STREAM, 0);
-    if (s < 0 || ::setsockopt(s, IPPROTO_TCP, TCP_CONGESTION, cc.data(), static_cast<socklen_t>(cc.size())) != 0)
+    if (s < 0 || ::setsockopt(s, IPPROTO_TCP, TCP_CONGESTION, cc.data(),
+                              static_cast<socklen_t>(cc.size())) != 0)
       fail(3, "setsockopt(TCP_CONGESTION, " + cc + ")");
     ::close(s);
   }
@@ -102,11 +107,13 @@ bool has_net_admin() {
 std::optional<MissingNeed> check_needs(const std::vector<std::string>& congestion_controls) {
   if (!has_net_admin()) {
     return MissingNeed{"capability",
-                       "the emulated path needs CAP_NET_ADMIN (and CAP_SYS_ADMIN for its network namespaces, whose "
+                       "the emulated path needs CAP_NET_ADMIN (and CAP_SYS_ADMIN for its network "
+                       "namespaces, whose "
                        "sysctls it writes): run it as root, e.g. sudo twinbench ..."};
   }
   int pipe_fds[2];
-  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return MissingNeed{"namespace", std::string("pipe: ") + std::strerror(errno)};
+  if (::pipe2(pipe_fds, O_CLOEXEC) != 0)
+    return MissingNeed{"namespace", std::string("pipe: ") + std::strerror(errno)};
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::close(pipe_fds[0]);
@@ -126,23 +133,27 @@ std::optional<MissingNeed> check_needs(const std::vector<std::string>& congestio
   }
   ::close(pipe_fds[0]);
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
   if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) return std::nullopt;
   const char step = text.empty() ? '1' : text[0];
   const std::string detail = text.size() > 2 ? text.substr(2) : "the probe process failed";
   switch (step) {
     case '1':
-      return MissingNeed{"namespace", "cannot create a network namespace (" + detail +
-                                          "): the emulated path needs unshare(CLONE_NEWNET), which containers "
-                                          "may forbid; run on a host or a privileged container"};
+      return MissingNeed{"namespace",
+                         "cannot create a network namespace (" + detail +
+                             "): the emulated path needs unshare(CLONE_NEWNET), which containers "
+                             "may forbid; run on a host or a privileged container"};
     case '2':
-      return MissingNeed{"tun", "cannot create a TUN device (" + detail +
-                                    "): the emulated path needs /dev/net/tun (modprobe tun; in a container, "
-                                    "pass the device through)"};
+      return MissingNeed{
+          "tun", "cannot create a TUN device (" + detail +
+                     "): the emulated path needs /dev/net/tun (modprobe tun; in a container, "
+                     "pass the device through)"};
     default:
-      return MissingNeed{"tcp_congestion", "the kernel lacks a congestion control the scenario names (" + detail +
-                                               "): see /proc/sys/net/ipv4/tcp_available_congestion_control "
-                                               "(modprobe tcp_bbr)"};
+      return MissingNeed{"tcp_congestion",
+                         "the kernel lacks a congestion control the scenario names (" + detail +
+                             "): see /proc/sys/net/ipv4/tcp_available_congestion_control "
+                             "(modprobe tcp_bbr)"};
   }
 }
 

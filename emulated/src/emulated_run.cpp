@@ -34,27 +34,31 @@ void add_setting(PathInfo& info, const std::string& side, const AppliedSetting& 
 
 // The server's settings beyond its namespace's kernel ones, and what the path does not model,
 // stated rather than dropped. `server_tcp` is as applied (the run's --nodelay included).
-std::vector<AppliedSetting> server_settings(const twinbench::Scenario& scenario, const scenario::ResolvedTcp& server_tcp) {
+std::vector<AppliedSetting> server_settings(const twinbench::Scenario& scenario,
+                                            const scenario::ResolvedTcp& server_tcp) {
   std::vector<AppliedSetting> out;
   const auto& network = scenario.network();
-  out.push_back({"nodelay", server_tcp.nodelay ? "true" : "false", true, "TCP_NODELAY on accepted sockets when true"});
+  out.push_back({"nodelay", server_tcp.nodelay ? "true" : "false", true,
+                 "TCP_NODELAY on accepted sockets when true"});
   if (network.server_think_ms() > 0)
     out.push_back({"server_think_ms", fmt::format("{:g}", network.server_think_ms()), false,
-                 "not applied: the live server answers as soon as it has the request"});
+                   "not applied: the live server answers as soon as it has the request"});
   if (scenario.has_tls() && scenario.tls().handshake_cpu_ms() > 0)
-    out.push_back({"tls.handshake_cpu_ms", fmt::format("{:g}", scenario.tls().handshake_cpu_ms()), false,
-                 "not applied: the handshake costs what it costs on this machine's CPU"});
+    out.push_back({"tls.handshake_cpu_ms", fmt::format("{:g}", scenario.tls().handshake_cpu_ms()),
+                   false, "not applied: the handshake costs what it costs on this machine's CPU"});
   return out;
 }
 
 // The client's: what the path does not model.
-std::vector<AppliedSetting> client_gaps(const twinbench::Scenario& scenario, const scenario::ResolvedTcp& client_tcp) {
+std::vector<AppliedSetting> client_gaps(const twinbench::Scenario& scenario,
+                                        const scenario::ResolvedTcp& client_tcp) {
   std::vector<AppliedSetting> out;
   if (scenario.network().resolve_ms() > 0)
     out.push_back({"resolve_ms", fmt::format("{:g}", scenario.network().resolve_ms()), false,
                    "not applied: the client connects to an address literal"});
   if (client_tcp.nodelay)
-    out.push_back({"nodelay", "true", false, "not applied: the client never sets TCP_NODELAY, like Godot"});
+    out.push_back(
+        {"nodelay", "true", false, "not applied: the client never sets TCP_NODELAY, like Godot"});
   return out;
 }
 
@@ -72,14 +76,16 @@ double lateness_limit_us(const twinbench::Scenario& scenario, const scenario::Re
 std::optional<std::string> run_emulated_preflight(const twinbench::Scenario& scenario) {
   std::set<std::string> congestion_controls;
   for (const auto& tcp : {scenario.network().client_tcp(), scenario.network().server_tcp()})
-    congestion_controls.insert(emulated::kernel_congestion_control(scenario::resolve(tcp).congestion_control));
-  if (const auto missing = emulated::check_needs({congestion_controls.begin(), congestion_controls.end()}))
+    congestion_controls.insert(
+        emulated::kernel_congestion_control(scenario::resolve(tcp).congestion_control));
+  if (const auto missing =
+          emulated::check_needs({congestion_controls.begin(), congestion_controls.end()}))
     return missing->message + " [step: " + missing->step + "]";
   return std::nullopt;
 }
 
-twinbench::ResultSet run_emulated(const twinbench::Scenario& scenario, runner::RunOptions options, bool server_nodelay,
-                                  const std::string& capture_dir) {
+twinbench::ResultSet run_emulated(const twinbench::Scenario& scenario, runner::RunOptions options,
+                                  bool server_nodelay, const std::string& capture_dir) {
   emulated::PathConfig config;
   config.link = scenario::resolve(scenario.network().link());
   config.client_tcp = scenario::resolve(scenario.network().client_tcp());
@@ -96,7 +102,8 @@ twinbench::ResultSet run_emulated(const twinbench::Scenario& scenario, runner::R
   server_options.bind_address = emulated::kServerAddress;
   server_options.port = kEmulatedServerPort;
   server_options.nodelay = config.server_tcp.nodelay;
-  server_options.congestion_control = emulated::kernel_congestion_control(config.server_tcp.congestion_control);
+  server_options.congestion_control =
+      emulated::kernel_congestion_control(config.server_tcp.congestion_control);
   std::string scheme = "http";
   if (runner::uses_tls(scenario)) {
     runner::TlsSetup tls = runner::make_tls_setup(scenario, {emulated::kServerAddress});
@@ -104,7 +111,8 @@ twinbench::ResultSet run_emulated(const twinbench::Scenario& scenario, runner::R
     options.tls = tls.client;
     scheme = "https";
   }
-  options.base_url = fmt::format("{}://{}:{}", scheme, emulated::kServerAddress, kEmulatedServerPort);
+  options.base_url =
+      fmt::format("{}://{}:{}", scheme, emulated::kServerAddress, kEmulatedServerPort);
   options.server_nodelay = config.server_tcp.nodelay;
 
   auto server = [&](const std::function<void()>& ready, int) {
@@ -116,7 +124,8 @@ twinbench::ResultSet run_emulated(const twinbench::Scenario& scenario, runner::R
   auto client = [&](const std::function<void()>& ready, int out_fd) {
     ready();
     live::TransportOptions transport;
-    transport.congestion_control = emulated::kernel_congestion_control(config.client_tcp.congestion_control);
+    transport.congestion_control =
+        emulated::kernel_congestion_control(config.client_tcp.congestion_control);
     live::LiveBackend live(transport);
     const twinbench::ResultSet results = runner::run_scenario(scenario, live.backend(), options);
     std::string bytes;
@@ -136,14 +145,16 @@ twinbench::ResultSet run_emulated(const twinbench::Scenario& scenario, runner::R
   const emulated::PathReport report = path.finish();
   twinbench::ResultSet results;
   if (status != 0 || !results.ParseFromString(bytes))
-    throw std::runtime_error(fmt::format("the emulated run's client side failed (status {})", status));
+    throw std::runtime_error(
+        fmt::format("the emulated run's client side failed (status {})", status));
 
   PathInfo& info = *results.mutable_run()->mutable_emulated();
   results.mutable_run()->set_backend("emulated");
   for (const auto& set : report.client_settings) add_setting(info, "client", set);
   for (const auto& set : client_gaps(scenario, config.client_tcp)) add_setting(info, "client", set);
   for (const auto& set : report.server_settings) add_setting(info, "server", set);
-  for (const auto& set : server_settings(scenario, config.server_tcp)) add_setting(info, "server", set);
+  for (const auto& set : server_settings(scenario, config.server_tcp))
+    add_setting(info, "server", set);
   info.set_lateness_p50_us(report.lateness.p50_us);
   info.set_lateness_p99_us(report.lateness.p99_us);
   info.set_lateness_max_us(report.lateness.max_us);
@@ -155,9 +166,10 @@ twinbench::ResultSet run_emulated(const twinbench::Scenario& scenario, runner::R
   info.set_lateness_limit_us(limit);
   info.set_valid(limit <= 0 || report.lateness.p99_us <= limit);
   if (!info.valid())
-    info.set_invalid_reason(fmt::format("p99 packet lateness {:.0f} us exceeds {:.0f} us (2 % of the RTT or frame): "
-                                        "the machine was too busy to keep the link's timing",
-                                        report.lateness.p99_us, limit));
+    info.set_invalid_reason(
+        fmt::format("p99 packet lateness {:.0f} us exceeds {:.0f} us (2 % of the RTT or frame): "
+                    "the machine was too busy to keep the link's timing",
+                    report.lateness.p99_us, limit));
   return results;
 }
 

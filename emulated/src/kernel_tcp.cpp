@@ -20,9 +20,12 @@ namespace tb::emulated {
 
 std::string kernel_congestion_control(scenario::CongestionControl cc) {
   switch (cc) {
-    case scenario::CongestionControl::kBbr: return "bbr";
-    case scenario::CongestionControl::kNewReno: return "reno";
-    case scenario::CongestionControl::kCubic: break;
+    case scenario::CongestionControl::kBbr:
+      return "bbr";
+    case scenario::CongestionControl::kNewReno:
+      return "reno";
+    case scenario::CongestionControl::kCubic:
+      break;
   }
   return "cubic";
 }
@@ -42,7 +45,8 @@ void run_program(const std::vector<std::string>& argv) {
   if (e != 0)
     throw std::runtime_error(fmt::format("cannot start {}: {}", argv[0], std::strerror(e)));
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     std::string line;
     for (const auto& a : argv) line += (line.empty() ? "" : " ") + a;
@@ -66,12 +70,13 @@ void write_sysctl(const std::string& name, const std::string& value) {
   std::string w, g;
   while (want >> w) {
     if (!(got >> g) || g != w)
-      throw std::runtime_error("sysctl " + name + " reads back '" + read_back + "', not '" + value + "'");
+      throw std::runtime_error("sysctl " + name + " reads back '" + read_back + "', not '" + value +
+                               "'");
   }
 }
 
-std::vector<AppliedSetting> apply_kernel_tcp(const scenario::ResolvedTcp& tcp, const std::string& device,
-                                             const std::string& peer) {
+std::vector<AppliedSetting> apply_kernel_tcp(const scenario::ResolvedTcp& tcp,
+                                             const std::string& device, const std::string& peer) {
   std::vector<AppliedSetting> report;
   auto sysctl = [&](const std::string& field, const std::string& value, const std::string& name,
                     const std::string& kernel_value) {
@@ -85,31 +90,40 @@ std::vector<AppliedSetting> apply_kernel_tcp(const scenario::ResolvedTcp& tcp, c
   sysctl("slow_start_after_idle", tcp.slow_start_after_idle ? "true" : "false",
          "net/ipv4/tcp_slow_start_after_idle", tcp.slow_start_after_idle ? "1" : "0");
   sysctl("sack", tcp.sack ? "true" : "false", "net/ipv4/tcp_sack", tcp.sack ? "1" : "0");
-  sysctl("timestamps", tcp.timestamps ? "true" : "false", "net/ipv4/tcp_timestamps", tcp.timestamps ? "1" : "0");
+  sysctl("timestamps", tcp.timestamps ? "true" : "false", "net/ipv4/tcp_timestamps",
+         tcp.timestamps ? "1" : "0");
   // Buffers: the simulation's are the autotuning maxima; the kernel keeps its own minimum and
   // initial size and autotunes up to them.
   sysctl("send_buffer_bytes", std::to_string(tcp.send_buffer_bytes), "net/ipv4/tcp_wmem",
-         fmt::format("4096 {} {}", std::min<std::uint64_t>(16384, tcp.send_buffer_bytes), tcp.send_buffer_bytes));
+         fmt::format("4096 {} {}", std::min<std::uint64_t>(16384, tcp.send_buffer_bytes),
+                     tcp.send_buffer_bytes));
   sysctl("receive_buffer_bytes", std::to_string(tcp.receive_buffer_bytes), "net/ipv4/tcp_rmem",
-         fmt::format("4096 {} {}", std::min<std::uint64_t>(131072, tcp.receive_buffer_bytes), tcp.receive_buffer_bytes));
+         fmt::format("4096 {} {}", std::min<std::uint64_t>(131072, tcp.receive_buffer_bytes),
+                     tcp.receive_buffer_bytes));
   // Each connection starts from the route's metrics, as in the simulation, not from what an
   // earlier connection to the same peer learnt (Linux caches ssthresh and RTT per destination).
   write_sysctl("net/ipv4/tcp_no_metrics_save", "1");
-  report.push_back({"(per-destination metrics cache)", "off", true, "net/ipv4/tcp_no_metrics_save = 1"});
+  report.push_back(
+      {"(per-destination metrics cache)", "off", true, "net/ipv4/tcp_no_metrics_save = 1"});
 
-  const auto rto_ms = std::max(1L, static_cast<long>(std::lround(tcp.min_rto_ms)));  // the route takes whole ms
-  run_program({"ip", "route", "replace", peer, "dev", device, "initcwnd", std::to_string(tcp.initial_cwnd_segments),
-               "rto_min", std::to_string(rto_ms) + "ms"});
+  const auto rto_ms =
+      std::max(1L, static_cast<long>(std::lround(tcp.min_rto_ms)));  // the route takes whole ms
+  run_program({"ip", "route", "replace", peer, "dev", device, "initcwnd",
+               std::to_string(tcp.initial_cwnd_segments), "rto_min",
+               std::to_string(rto_ms) + "ms"});
   report.push_back({"initial_cwnd_segments", std::to_string(tcp.initial_cwnd_segments), true,
                     "route metric initcwnd"});
-  report.push_back({"min_rto_ms", fmt::format("{:g}", tcp.min_rto_ms), std::fabs(tcp.min_rto_ms - rto_ms) < 1e-9,
-                    std::fabs(tcp.min_rto_ms - rto_ms) < 1e-9 ? "route metric rto_min"
-                                                             : "route metric rto_min, rounded to whole ms"});
+  report.push_back(
+      {"min_rto_ms", fmt::format("{:g}", tcp.min_rto_ms), std::fabs(tcp.min_rto_ms - rto_ms) < 1e-9,
+       std::fabs(tcp.min_rto_ms - rto_ms) < 1e-9 ? "route metric rto_min"
+                                                 : "route metric rto_min, rounded to whole ms"});
   // Linux's delayed-ACK timer has no knob outside BPF: its minimum ATO is 40 ms, its maximum 200.
   const bool linux_ato = std::fabs(tcp.delayed_ack_ms - 40) < 1e-9;
-  report.push_back({"delayed_ack_ms", fmt::format("{:g}", tcp.delayed_ack_ms), linux_ato,
-                    linux_ato ? "the kernel's own minimum ATO (40 ms)"
-                              : "not applied: the kernel's delayed-ACK timeout (minimum ATO 40 ms) has no setting"});
+  report.push_back(
+      {"delayed_ack_ms", fmt::format("{:g}", tcp.delayed_ack_ms), linux_ato,
+       linux_ato
+           ? "the kernel's own minimum ATO (40 ms)"
+           : "not applied: the kernel's delayed-ACK timeout (minimum ATO 40 ms) has no setting"});
   if (tcp.congestion_control == scenario::CongestionControl::kBbr) {
     report.push_back({"pacing", "true", true, "BBR's own pacing"});
   } else if (tcp.pacing) {

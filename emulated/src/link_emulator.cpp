@@ -24,7 +24,8 @@ std::int64_t monotonic_ns() {
 
 LatenessSummary summarize_lateness(const std::vector<const DirectionStats*>& directions) {
   std::vector<std::int64_t> all;
-  for (const auto* d : directions) all.insert(all.end(), d->lateness_ns.begin(), d->lateness_ns.end());
+  for (const auto* d : directions)
+    all.insert(all.end(), d->lateness_ns.begin(), d->lateness_ns.end());
   LatenessSummary s;
   s.packets = all.size();
   if (all.empty()) return s;
@@ -39,9 +40,11 @@ LatenessSummary summarize_lateness(const std::vector<const DirectionStats*>& dir
   return s;
 }
 
-void write_pcap(const std::string& path, std::vector<CapturedPacket> packets, std::int64_t origin_ns) {
-  std::stable_sort(packets.begin(), packets.end(),
-                   [](const CapturedPacket& a, const CapturedPacket& b) { return a.at_ns < b.at_ns; });
+void write_pcap(const std::string& path, std::vector<CapturedPacket> packets,
+                std::int64_t origin_ns) {
+  std::stable_sort(
+      packets.begin(), packets.end(),
+      [](const CapturedPacket& a, const CapturedPacket& b) { return a.at_ns < b.at_ns; });
   std::string out;
   auto u32 = [&](std::uint32_t v) { out.append(reinterpret_cast<const char*>(&v), 4); };
   auto u16 = [&](std::uint16_t v) { out.append(reinterpret_cast<const char*>(&v), 2); };
@@ -101,11 +104,14 @@ void LinkEmulator::run(Direction& d) {
     std::int64_t now = monotonic_ns();
     while (!held.empty() && held.front().due_ns <= now) {
       const Held& h = held.front();
-      while (::write(d.to, h.bytes.data(), h.bytes.size()) < 0 && errno == EINTR) {}
+      while (::write(d.to, h.bytes.data(), h.bytes.size()) < 0 && errno == EINTR) {
+      }
       // A write that fails (the receiving side is gone, or its queue is full) is a drop there.
       now = monotonic_ns();
       d.stats.lateness_ns.push_back(now - h.due_ns);
-      if (capture_) d.stats.received.push_back({now, static_cast<std::uint32_t>(h.bytes.size()), h.bytes.substr(0, kCaptureBytes)});
+      if (capture_)
+        d.stats.received.push_back(
+            {now, static_cast<std::uint32_t>(h.bytes.size()), h.bytes.substr(0, kCaptureBytes)});
       ++d.stats.delivered;
       held.pop_front();
     }
@@ -115,13 +121,23 @@ void LinkEmulator::run(Direction& d) {
       if (n <= 0) break;
       const std::int64_t at = monotonic_ns();
       ++d.stats.packets;
-      if (capture_) d.stats.sent.push_back({at, static_cast<std::uint32_t>(n), buffer.substr(0, std::min<std::size_t>(n, kCaptureBytes))});
+      if (capture_)
+        d.stats.sent.push_back({at, static_cast<std::uint32_t>(n),
+                                buffer.substr(0, std::min<std::size_t>(n, kCaptureBytes))});
       const Verdict v = d.link.offer(at, static_cast<std::size_t>(n));
       switch (v.fate) {
-        case Fate::kDelivered: held.push_back({v.due_ns, buffer.substr(0, static_cast<std::size_t>(n))}); break;
-        case Fate::kQueueFull: ++d.stats.queue_drops; break;
-        case Fate::kPoliced: ++d.stats.policer_drops; break;
-        case Fate::kLost: ++d.stats.losses; break;
+        case Fate::kDelivered:
+          held.push_back({v.due_ns, buffer.substr(0, static_cast<std::size_t>(n))});
+          break;
+        case Fate::kQueueFull:
+          ++d.stats.queue_drops;
+          break;
+        case Fate::kPoliced:
+          ++d.stats.policer_drops;
+          break;
+        case Fate::kLost:
+          ++d.stats.losses;
+          break;
       }
     }
     // Sleep until shortly before the next due time (or a packet comes in), then spin.

@@ -11,17 +11,31 @@ std::int64_t ms_to_ns(double ms) { return std::llround(ms * 1e6); }
 }  // namespace
 
 DirectionConfig downlink_of(const scenario::ResolvedLink& link, std::uint64_t seed) {
-  return {link.downlink_mbps, link.downlink_queue, link.server_to_client_delay_ms, link.jitter_ms, link.loss_rate,
-          link.downlink_policer_mbps, link.downlink_policer_burst_bytes, seed * 2 + 1};
+  return {link.downlink_mbps,
+          link.downlink_queue,
+          link.server_to_client_delay_ms,
+          link.jitter_ms,
+          link.loss_rate,
+          link.downlink_policer_mbps,
+          link.downlink_policer_burst_bytes,
+          seed * 2 + 1};
 }
 
 DirectionConfig uplink_of(const scenario::ResolvedLink& link, std::uint64_t seed) {
-  return {link.uplink_mbps, link.uplink_queue, link.client_to_server_delay_ms, link.jitter_ms, link.loss_rate,
-          0, 0, seed * 2 + 2};
+  return {link.uplink_mbps,
+          link.uplink_queue,
+          link.client_to_server_delay_ms,
+          link.jitter_ms,
+          link.loss_rate,
+          0,
+          0,
+          seed * 2 + 2};
 }
 
 LinkDirection::LinkDirection(const DirectionConfig& config)
-    : config_(config), tokens_(static_cast<double>(config.policer_burst_bytes)), random_(config.seed) {}
+    : config_(config),
+      tokens_(static_cast<double>(config.policer_burst_bytes)),
+      random_(config.seed) {}
 
 std::int64_t LinkDirection::serialisation_ns(std::size_t wire_bytes) const {
   return std::llround(static_cast<double>(wire_bytes) * 8 * 1e3 / config_.mbps);
@@ -69,7 +83,8 @@ Verdict LinkDirection::offer(std::int64_t now_ns, std::size_t ip_bytes) {
   arrival = std::max(arrival, last_arrival_ns_);  // a path does not reorder
   last_arrival_ns_ = arrival;
   if (policed(arrival, wire)) return {Fate::kPoliced, 0};
-  if (config_.loss_rate > 0 && std::uniform_real_distribution<double>(0, 1)(random_) < config_.loss_rate)
+  if (config_.loss_rate > 0 &&
+      std::uniform_real_distribution<double>(0, 1)(random_) < config_.loss_rate)
     return {Fate::kLost, 0};
   return {Fate::kDelivered, arrival};
 }

@@ -92,7 +92,8 @@ void send_report(int control, char status, const std::string& text, int tun_fd) 
 
 std::string encode(const std::vector<AppliedSetting>& settings) {
   std::string text;
-  for (const auto& s : settings) text += fmt::format("{}\t{}\t{}\t{}\n", s.field, s.value, s.applied ? 1 : 0, s.how);
+  for (const auto& s : settings)
+    text += fmt::format("{}\t{}\t{}\t{}\n", s.field, s.value, s.applied ? 1 : 0, s.how);
   return text;
 }
 
@@ -113,7 +114,8 @@ std::vector<AppliedSetting> decode(const std::string& text) {
   return settings;
 }
 
-[[noreturn]] void run_child(const SideConfig& config, const SideProgram& program, int control, pid_t parent) {
+[[noreturn]] void run_child(const SideConfig& config, const SideProgram& program, int control,
+                            pid_t parent) {
   int status = 1;
   try {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -125,7 +127,8 @@ std::vector<AppliedSetting> decode(const std::string& text) {
     int tun = -1;
     try {
       if (::unshare(CLONE_NEWNET) != 0)
-        throw std::runtime_error(errno_text("cannot create a network namespace (unshare CLONE_NEWNET)"));
+        throw std::runtime_error(
+            errno_text("cannot create a network namespace (unshare CLONE_NEWNET)"));
       run_program({"ip", "link", "set", "lo", "up"});
       // IPv4 only, as simulated: no router solicitations or MLD reports on the path.
       for (const char* scope : {"all", "default"}) {
@@ -150,7 +153,8 @@ std::vector<AppliedSetting> decode(const std::string& text) {
       if (!read_exact(control, &go, 1)) ::_exit(1);  // the parent went away
     };
     status = program(ready, control);
-    if (!told) send_report(control, '-', config.name + " side: its program ended before it was ready", -1);
+    if (!told)
+      send_report(control, '-', config.name + " side: its program ended before it was ready", -1);
   } catch (const std::exception& e) {
     std::cerr << "error: " << config.name << " side: " << e.what() << "\n";
     status = 1;
@@ -164,7 +168,8 @@ std::vector<AppliedSetting> decode(const std::string& text) {
 
 }  // namespace
 
-int create_tun(const std::string& name, const std::string& address, const std::string& peer, std::uint32_t mtu) {
+int create_tun(const std::string& name, const std::string& address, const std::string& peer,
+               std::uint32_t mtu) {
   const int fd = ::open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) throw std::runtime_error(errno_text("cannot open /dev/net/tun"));
   ifreq request{};
@@ -219,7 +224,8 @@ PathSide::PathSide(const SideConfig& config, SideProgram program) {
   msg.msg_control = control_buffer;
   msg.msg_controllen = sizeof control_buffer;
   ssize_t n;
-  while ((n = ::recvmsg(control_fd_, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {}
+  while ((n = ::recvmsg(control_fd_, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
+  }
   std::uint32_t length = 0;
   std::string text;
   if (n == 1 && read_exact(control_fd_, &length, sizeof length)) {
@@ -230,7 +236,8 @@ PathSide::PathSide(const SideConfig& config, SideProgram program) {
     wait();
     unregister_fd(control_fd_);
     ::close(control_fd_);
-    throw std::runtime_error(config.name + " side: the child ended during set-up (status " + std::to_string(status_) + ")");
+    throw std::runtime_error(config.name + " side: the child ended during set-up (status " +
+                             std::to_string(status_) + ")");
   }
   if (status != '+') {
     wait();
@@ -239,7 +246,8 @@ PathSide::PathSide(const SideConfig& config, SideProgram program) {
     throw std::runtime_error(text);
   }
   for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) std::memcpy(&tun_fd_, CMSG_DATA(c), sizeof(int));
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+      std::memcpy(&tun_fd_, CMSG_DATA(c), sizeof(int));
   }
   if (tun_fd_ < 0) {
     terminate();
@@ -282,7 +290,8 @@ int PathSide::wait() {
   if (reaped_) return status_;
   int status = 0;
   pid_t r;
-  while ((r = ::waitpid(pid_, &status, 0)) < 0 && errno == EINTR) {}
+  while ((r = ::waitpid(pid_, &status, 0)) < 0 && errno == EINTR) {
+  }
   reaped_ = true;
   if (r != pid_) return status_ = -1;  // cannot tell how it ended: not a success
   status_ = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? -WTERMSIG(status) : -1;
@@ -298,7 +307,9 @@ void PathSide::terminate() {
     const pid_t r = ::waitpid(pid_, &status, WNOHANG);
     if (r == pid_) {
       reaped_ = true;
-      status_ = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? -WTERMSIG(status) : -1;
+      status_ = WIFEXITED(status)     ? WEXITSTATUS(status)
+                : WIFSIGNALED(status) ? -WTERMSIG(status)
+                                      : -1;
       return;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));

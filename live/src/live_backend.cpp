@@ -7,7 +7,11 @@ namespace tb::live {
 
 LiveBackend::LiveBackend(live::TransportOptions transport_options)
     : transports_(io_, transport_options),
-      backend_{scheduler_, threads_, transports_, resolver_, sinks_,
+      backend_{scheduler_,
+               threads_,
+               transports_,
+               resolver_,
+               sinks_,
                [this](const std::function<bool()>& done, Duration timeout) {
                  return scheduler_.run_until(done, timeout);
                },

@@ -45,7 +45,8 @@ std::string endpoint_text(const std::string& address, std::uint16_t port) {
   return address + ":" + std::to_string(port);
 }
 
-[[noreturn]] void throw_listen_error(const error_code& ec, const std::string& step, const std::string& where) {
+[[noreturn]] void throw_listen_error(const error_code& ec, const std::string& step,
+                                     const std::string& where) {
   throw std::system_error(static_cast<std::error_code>(ec),
                           "twinbench server: cannot " + step + " " + where);
 }
@@ -73,7 +74,7 @@ struct LiveServer::Impl {
   std::atomic<bool> stop_requested{false};
   std::mutex lifecycle_mutex;  // guards `thread` and `running`
   std::thread thread;
-  bool running = false;        // io is being run, by the background thread or run_foreground()
+  bool running = false;  // io is being run, by the background thread or run_foreground()
 
   explicit Impl(ServerOptions opts);
   void accept();
@@ -122,8 +123,10 @@ class LiveServer::Impl::Session : public std::enable_shared_from_this<Session> {
     if (closed_) return;
     if (finishing_) {
       // Lingering: drop input until the peer closes, so our close does not turn into an RST.
-      if (ec) close_now();
-      else read();
+      if (ec)
+        close_now();
+      else
+        read();
       return;
     }
     if (ec == asio::error::eof) {
@@ -150,8 +153,9 @@ class LiveServer::Impl::Session : public std::enable_shared_from_this<Session> {
     }
     writing_ = true;
     // The span stays valid until write_done(), even if more input arrives meanwhile.
-    asio::async_write(socket_, asio::buffer(chunk.data(), chunk.size()),
-                      [self = shared_from_this()](const error_code& ec, std::size_t) { self->on_written(ec); });
+    asio::async_write(
+        socket_, asio::buffer(chunk.data(), chunk.size()),
+        [self = shared_from_this()](const error_code& ec, std::size_t) { self->on_written(ec); });
   }
 
   void on_written(const error_code& ec) {
@@ -224,7 +228,8 @@ LiveServer::Impl::Impl(ServerOptions opts) : options(std::move(opts)) {
   if (ec) throw_listen_error(ec, "read the bound port of", where);
 
   // A wildcard bind is still reached through loopback.
-  std::string host = address.is_unspecified() ? (address.is_v6() ? "::1" : "127.0.0.1") : address.to_string();
+  std::string host =
+      address.is_unspecified() ? (address.is_v6() ? "::1" : "127.0.0.1") : address.to_string();
   if (address.is_v6()) host = "[" + host + "]";
   url = (options.tls ? "https://" : "http://") + host + ":" + std::to_string(bound_port);
 
@@ -232,7 +237,8 @@ LiveServer::Impl::Impl(ServerOptions opts) : options(std::move(opts)) {
 }
 
 void LiveServer::Impl::accept() {
-  acceptor.async_accept([this](const error_code& ec, tcp::socket socket) { on_accept(ec, std::move(socket)); });
+  acceptor.async_accept(
+      [this](const error_code& ec, tcp::socket socket) { on_accept(ec, std::move(socket)); });
 }
 
 void LiveServer::Impl::on_accept(const error_code& ec, tcp::socket socket) {

@@ -14,10 +14,11 @@
 
 namespace tb::parallel {
 
-std::optional<std::size_t> run_forked(std::size_t count, unsigned jobs, const std::function<int(std::size_t)>& task,
-                                      const std::function<void(std::size_t, bool)>& on_done,
-                                      const std::function<std::vector<std::size_t>(std::size_t)>& group,
-                                      const std::function<void()>& while_waiting) {
+std::optional<std::size_t> run_forked(
+    std::size_t count, unsigned jobs, const std::function<int(std::size_t)>& task,
+    const std::function<void(std::size_t, bool)>& on_done,
+    const std::function<std::vector<std::size_t>(std::size_t)>& group,
+    const std::function<void()>& while_waiting) {
   std::map<pid_t, std::size_t> running;
   std::optional<std::size_t> failed;
   std::vector<bool> launched(count, false);

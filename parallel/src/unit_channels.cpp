@@ -65,10 +65,12 @@ SampleChannel::~SampleChannel() {
 }
 
 void SampleChannel::send(std::uint32_t unit, twinbench::Sample sample) const {
-  if (sample.error().size() > 512) sample.set_error(sample.error().substr(0, 512));  // the head says enough
+  if (sample.error().size() > 512)
+    sample.set_error(sample.error().substr(0, 512));  // the head says enough
   std::string frame = channel_frame(unit, sample);
   if (frame.size() > PIPE_BUF) frame = channel_frame(unit, step_record(sample));
-  if (frame.size() > PIPE_BUF) throw std::length_error("a sample's variant name is too long to report");
+  if (frame.size() > PIPE_BUF)
+    throw std::length_error("a sample's variant name is too long to report");
   while (::write(fds_[1], frame.data(), frame.size()) < 0 && errno == EINTR) {
   }
 }
@@ -83,9 +85,10 @@ void SampleChannel::receive(int timeout_ms, const Receiver& receive) {
     if (n <= 0) break;
     pending_.append(buffer, static_cast<std::size_t>(n));
   }
-  take_whole_frames(pending_, [&](std::uint32_t unit, bool parsed, const twinbench::Sample& sample) {
-    if (parsed) receive(unit, sample);
-  });
+  take_whole_frames(pending_,
+                    [&](std::uint32_t unit, bool parsed, const twinbench::Sample& sample) {
+                      if (parsed) receive(unit, sample);
+                    });
 }
 
 SpanFeed::SpanFeed() {
@@ -131,8 +134,8 @@ runner::StepSpan SpanFeed::span_of_step(const runner::StepKey& step) {
     const ssize_t n = fds_[0] < 0 ? 0 : ::read(fds_[0], buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      throw std::runtime_error("the simulations of the other variants ended without the span of " + step.variant +
-                               "'s step in round " + std::to_string(step.round));
+      throw std::runtime_error("the simulations of the other variants ended without the span of " +
+                               step.variant + "'s step in round " + std::to_string(step.round));
     }
     received_.append(buffer, static_cast<std::size_t>(n));
     take_whole_frames(received_, [&](std::uint32_t, bool parsed, const twinbench::Sample& sample) {

@@ -25,19 +25,20 @@ void ProgressLine::update(std::size_t done, std::size_t total, std::string_view 
   const std::size_t whole = std::max<std::size_t>(total, 1);
   const int tenth = static_cast<int>(10 * done / whole);
   const bool finished = done >= total;
-  if (!tty_ && tenth == last_tenth_ && !finished && now - last_line_ < std::chrono::seconds(30)) return;
+  if (!tty_ && tenth == last_tenth_ && !finished && now - last_line_ < std::chrono::seconds(30))
+    return;
   last_tenth_ = tenth;
   last_line_ = now;
   const double elapsed = std::chrono::duration<double>(now - start_).count();
   const std::size_t width = 20, filled = width * std::min(done, whole) / whole;
-  const std::string eta = finished ? "done"
-                          : done == 0
-                              ? "ETA ?"
-                              : "ETA " + duration_text(elapsed / static_cast<double>(done) *
-                                                       static_cast<double>(total - done));
-  std::cerr << fmt::format("{}[{}{}] {}/{} {}, {} elapsed, {}{}{}{}", tty_ ? "\r\033[K" : "", std::string(filled, '#'),
-                           std::string(width - filled, '.'), done, total, unit_, duration_text(elapsed), eta,
-                           detail.empty() ? "" : ": ", detail, tty_ && !finished ? "" : "\n");
+  const std::string eta = finished    ? "done"
+                          : done == 0 ? "ETA ?"
+                                      : "ETA " + duration_text(elapsed / static_cast<double>(done) *
+                                                               static_cast<double>(total - done));
+  std::cerr << fmt::format("{}[{}{}] {}/{} {}, {} elapsed, {}{}{}{}", tty_ ? "\r\033[K" : "",
+                           std::string(filled, '#'), std::string(width - filled, '.'), done, total,
+                           unit_, duration_text(elapsed), eta, detail.empty() ? "" : ": ", detail,
+                           tty_ && !finished ? "" : "\n");
 }
 
 }  // namespace tb::runner

@@ -37,7 +37,8 @@ std::vector<Step> plan(const twinbench::Scenario& s) {
       for (std::uint32_t round = 0; round < rounds; ++round) {
         for (int v = 0; v < s.variants_size(); ++v) {
           const bool fresh = first || (cap_start && s.session_scope() == twinbench::PER_FRAME_CAP);
-          steps.push_back(Step{fps, bytes, round, round < s.warmups(), static_cast<std::size_t>(v), fresh});
+          steps.push_back(
+              Step{fps, bytes, round, round < s.warmups(), static_cast<std::size_t>(v), fresh});
           first = cap_start = false;
         }
       }
@@ -49,7 +50,10 @@ std::vector<Step> plan(const twinbench::Scenario& s) {
 class ScenarioRun {
  public:
   ScenarioRun(const twinbench::Scenario& s, Backend& b, const RunOptions& o)
-      : s_(s), b_(b), o_(o), steps_(plan(s)),
+      : s_(s),
+        b_(b),
+        o_(o),
+        steps_(plan(s)),
         frames_(b.scheduler, FrameLoopConfig{s.frame_caps(0), ms(s.frame_loop().frame_work_ms())}) {
     base_url_ = o.base_url.empty() ? s.target().base_url() : o.base_url;
     while (!base_url_.empty() && base_url_.back() == '/') base_url_.pop_back();
@@ -81,7 +85,8 @@ class ScenarioRun {
     const auto tls = o_.tls ? std::make_shared<TlsClientContext>(*o_.tls) : nullptr;
     if (v.client() == twinbench::HTTP_REQUEST) {
       HttpRequestOptions o;
-      o.profile = s_.engine() == twinbench::GODOT3 ? EngineProfile::kGodot3 : EngineProfile::kGodot4;
+      o.profile =
+          s_.engine() == twinbench::GODOT3 ? EngineProfile::kGodot3 : EngineProfile::kGodot4;
       o.use_threads = v.threaded();
       o.download_chunk_size = s_.download_chunk_size();
       o.worker_sleep = ms(fl.http_request_worker_sleep_ms());
@@ -134,14 +139,15 @@ class ScenarioRun {
     const std::uint64_t first_frame = frames_.frames();
     ClientModel& model = *models_[step.variant];
     auto finished = std::make_shared<bool>(false);
-    model.request(spec, [this, step, started, first_frame, spec, index, finished](const Completion& c) {
+    model.request(spec, [this, step, started, first_frame, spec, index,
+                         finished](const Completion& c) {
       *finished = true;
       record(step, spec, c, b_.scheduler.now() - started, frames_.frames() - first_frame, index);
       continue_script();
     });
     // A request that never completes is cancelled and recorded, and the run goes on.
     b_.scheduler.schedule_at(started + o_.request_timeout, [this, &model, step, spec, started,
-                                                           first_frame, index, finished] {
+                                                            first_frame, index, finished] {
       if (*finished) return;
       *finished = true;
       model.cancel();
@@ -156,18 +162,21 @@ class ScenarioRun {
   // The script has resumed after a request (where its model delivered the completion): it starts
   // the next one there, or first awaits the next frame's process_frame (scenario.request_start).
   void continue_script() {
-    if (s_.request_start() == twinbench::NEXT_PROCESS_FRAME) return frames_.await_process_frame([this] { start_step(); });
+    if (s_.request_start() == twinbench::NEXT_PROCESS_FRAME)
+      return frames_.await_process_frame([this] { start_step(); });
     start_step();
   }
 
   // A step simulated in another world: the script goes on where that step's awaiting script would
-  // have resumed, in its model's completion phase: with its span, in the frame it ended there (so the
-  // steps run here see the idle gaps of the whole run); without, in the next frame.
+  // have resumed, in its model's completion phase: with its span, in the frame it ended there (so
+  // the steps run here see the idle gaps of the whole run); without, in the next frame.
   void pass_step_run_elsewhere(const Step& step, const std::string& variant) {
     const auto phase = models_[step.variant]->completion_phase();
     const auto& span_of_step = o_.elsewhere->span_of_step;
-    if (!span_of_step) return frames_.at(frames_.frames() + 1, phase, [this] { continue_script(); });
-    const auto [frames, timed_out] = span_of_step(StepKey{variant, step.fps, step.body_bytes, step.round});
+    if (!span_of_step)
+      return frames_.at(frames_.frames() + 1, phase, [this] { continue_script(); });
+    const auto [frames, timed_out] =
+        span_of_step(StepKey{variant, step.fps, step.body_bytes, step.round});
     // A timed-out request is recorded when the timeout fires; the script resumes at the next
     // process_frame.
     const auto frame = frames_.frames() + frames + (timed_out ? 1 : 0);
@@ -187,9 +196,11 @@ class ScenarioRun {
     const std::uint64_t expected = step.body_bytes;
     if (c.result == RequestResult::kSuccess) {
       std::string problem;
-      if (c.http_status != 200) problem = "HTTP status " + std::to_string(c.http_status);
+      if (c.http_status != 200)
+        problem = "HTTP status " + std::to_string(c.http_status);
       else if (expected > 0 && c.body_bytes != expected)
-        problem = "body has " + std::to_string(c.body_bytes) + " bytes, expected " + std::to_string(expected);
+        problem = "body has " + std::to_string(c.body_bytes) + " bytes, expected " +
+                  std::to_string(expected);
       else if (!spec.download_file.empty())
         problem = b_.check_download(spec.download_file, expected);
       if (!problem.empty()) {
@@ -236,13 +247,15 @@ StepKey step_of(const twinbench::Sample& sample) {
 }
 
 StepSpan span_of(const twinbench::Sample& sample) {
-  return StepSpan{sample.frames(), sample.result() == to_string(RequestResult::kCancelled) && sample.error() == kTimedOut};
+  return StepSpan{sample.frames(), sample.result() == to_string(RequestResult::kCancelled) &&
+                                       sample.error() == kTimedOut};
 }
 
 std::vector<StepKey> protocol_steps(const twinbench::Scenario& s) {
   std::vector<StepKey> keys;
   for (const auto& step : plan(s)) {
-    keys.push_back(StepKey{s.variants(static_cast<int>(step.variant)).name(), step.fps, step.body_bytes, step.round});
+    keys.push_back(StepKey{s.variants(static_cast<int>(step.variant)).name(), step.fps,
+                           step.body_bytes, step.round});
   }
   return keys;
 }

@@ -10,10 +10,14 @@ bool uses_tls(const twinbench::Scenario& s) {
 
 server::KeyType key_type(twinbench::KeyType k) {
   switch (k) {
-    case twinbench::RSA_4096: return server::KeyType::kRsa4096;
-    case twinbench::ED25519: return server::KeyType::kEd25519;
-    case twinbench::ECDSA_P256: return server::KeyType::kEcdsaP256;
-    default: return server::KeyType::kRsa2048;
+    case twinbench::RSA_4096:
+      return server::KeyType::kRsa4096;
+    case twinbench::ED25519:
+      return server::KeyType::kEd25519;
+    case twinbench::ECDSA_P256:
+      return server::KeyType::kEcdsaP256;
+    default:
+      return server::KeyType::kRsa2048;
   }
 }
 
@@ -26,7 +30,9 @@ twinbench::Tls with_defaults(const twinbench::Scenario& scenario) {
   return s.tls();
 }
 
-TlsVersion client_version(twinbench::TlsVersion v) { return v == twinbench::TLS1_2 ? TlsVersion::k1_2 : TlsVersion::k1_3; }
+TlsVersion client_version(twinbench::TlsVersion v) {
+  return v == twinbench::TLS1_2 ? TlsVersion::k1_2 : TlsVersion::k1_3;
+}
 
 }  // namespace
 
@@ -40,7 +46,8 @@ TlsClientConfig client_tls_config(const twinbench::Scenario& scenario, std::stri
   return config;
 }
 
-server::CertProfile cert_profile(const twinbench::Scenario& scenario, std::vector<std::string> server_names) {
+server::CertProfile cert_profile(const twinbench::Scenario& scenario,
+                                 std::vector<std::string> server_names) {
   const twinbench::Tls t = with_defaults(scenario);
   server::CertProfile profile;
   profile.key_type = key_type(t.key_type());
@@ -49,9 +56,11 @@ server::CertProfile cert_profile(const twinbench::Scenario& scenario, std::vecto
   return profile;
 }
 
-TlsSetup make_tls_setup(const twinbench::Scenario& scenario, std::vector<std::string> server_names) {
+TlsSetup make_tls_setup(const twinbench::Scenario& scenario,
+                        std::vector<std::string> server_names) {
   const twinbench::Tls t = with_defaults(scenario);
-  const server::Credentials credentials = server::make_credentials(cert_profile(scenario, std::move(server_names)));
+  const server::Credentials credentials =
+      server::make_credentials(cert_profile(scenario, std::move(server_names)));
 
   const auto server_version = [](twinbench::TlsVersion v) {
     return v == twinbench::TLS1_2 ? server::TlsVersion::k1_2 : server::TlsVersion::k1_3;

@@ -34,7 +34,8 @@ class FirstError : public google::protobuf::io::ErrorCollector {
  public:
   explicit FirstError(const std::string& origin) : origin_(origin) {}
   void AddError(int line, int column, const std::string& message) override {
-    if (first_.empty()) first_ = fmt::format("{}:{}:{}: {}", origin_, line + 1, column + 1, message);
+    if (first_.empty())
+      first_ = fmt::format("{}:{}:{}: {}", origin_, line + 1, column + 1, message);
   }
   void AddWarning(int, int, const std::string&) override {}
   const std::string& first() const { return first_; }
@@ -75,7 +76,8 @@ struct Node {
   Node child(std::string_view name, int index = -1) const {
     const auto* fd = type->FindFieldByName(std::string(name));
     const Field f = field(name, index);
-    const auto* nested = tree ? tree->GetTreeForNested(fd, fd->is_repeated() ? index : -1) : nullptr;
+    const auto* nested =
+        tree ? tree->GetTreeForNested(fd, fd->is_repeated() ? index : -1) : nullptr;
     return {fd->message_type(), nested, f.name + ".", f.line};
   }
 };
@@ -106,27 +108,32 @@ bool is_identifier(const std::string& s, bool upper_and_punct) {
 }
 
 template <class Repeated>
-void check_unique(const Checker& check, const Node& node, std::string_view name, const Repeated& values) {
+void check_unique(const Checker& check, const Node& node, std::string_view name,
+                  const Repeated& values) {
   for (int i = 0; i < values.size(); ++i)
     for (int j = 0; j < i; ++j)
       if (values[i] == values[j])
-        check.fail(node.field(name, i), fmt::format("distinct values ({}[{}] is already {})", name, j, values[j]),
+        check.fail(node.field(name, i),
+                   fmt::format("distinct values ({}[{}] is already {})", name, j, values[j]),
                    fmt::format("{}", values[i]));
 }
 
 void check_ms(const Checker& check, const Field& f, double v) {
-  check.require(std::isfinite(v) && v >= 0, f, "a finite number of milliseconds >= 0", fmt::format("{}", v));
+  check.require(std::isfinite(v) && v >= 0, f, "a finite number of milliseconds >= 0",
+                fmt::format("{}", v));
 }
 
 void check_tcp(const Checker& check, const Node& node, const twinbench::Tcp& tcp) {
-  check.require(twinbench::CongestionControl_IsValid(tcp.congestion_control()), node.field("congestion_control"),
-                "CUBIC, BBR or NEW_RENO", fmt::format("{}", static_cast<int>(tcp.congestion_control())));
+  check.require(twinbench::CongestionControl_IsValid(tcp.congestion_control()),
+                node.field("congestion_control"), "CUBIC, BBR or NEW_RENO",
+                fmt::format("{}", static_cast<int>(tcp.congestion_control())));
   check.require(tcp.initial_cwnd_segments() <= 1000, node.field("initial_cwnd_segments"),
                 "0 (default 10) to 1000 segments", fmt::format("{}", tcp.initial_cwnd_segments()));
   check_ms(check, node.field("delayed_ack_ms"), tcp.delayed_ack_ms());
   check_ms(check, node.field("min_rto_ms"), tcp.min_rto_ms());
   const auto check_buffer = [&](std::string_view name, std::uint64_t bytes) {
-    check.require(bytes <= (1u << 30), node.field(name), "0 (default) to 1 GiB", fmt::format("{}", bytes));
+    check.require(bytes <= (1u << 30), node.field(name), "0 (default) to 1 GiB",
+                  fmt::format("{}", bytes));
   };
   check_buffer("send_buffer_bytes", tcp.send_buffer_bytes());
   check_buffer("receive_buffer_bytes", tcp.receive_buffer_bytes());
@@ -140,23 +147,27 @@ void check_network(const Checker& check, const Node& node, const twinbench::Netw
   check_ms(check, link.field("client_to_server_delay_ms"), l.client_to_server_delay_ms());
   check_ms(check, link.field("server_to_client_delay_ms"), l.server_to_client_delay_ms());
   const auto check_rate = [&](std::string_view name, double mbps) {
-    check.require(std::isfinite(mbps) && mbps > 0, link.field(name), "a rate in Mbit/s > 0", fmt::format("{}", mbps));
+    check.require(std::isfinite(mbps) && mbps > 0, link.field(name), "a rate in Mbit/s > 0",
+                  fmt::format("{}", mbps));
   };
   check_rate("downlink_mbps", l.downlink_mbps());
   check_rate("uplink_mbps", l.uplink_mbps());
-  check.require(l.loss_rate() >= 0 && l.loss_rate() < 1, link.field("loss_rate"), "a probability in [0, 1)",
-                fmt::format("{}", l.loss_rate()));
+  check.require(l.loss_rate() >= 0 && l.loss_rate() < 1, link.field("loss_rate"),
+                "a probability in [0, 1)", fmt::format("{}", l.loss_rate()));
   check_ms(check, link.field("jitter_ms"), l.jitter_ms());
-  check.require(l.mtu_bytes() == 0 || (l.mtu_bytes() >= 576 && l.mtu_bytes() <= 65535), link.field("mtu_bytes"),
-                "0 (default 1500) or 576 to 65535 bytes", fmt::format("{}", l.mtu_bytes()));
+  check.require(l.mtu_bytes() == 0 || (l.mtu_bytes() >= 576 && l.mtu_bytes() <= 65535),
+                link.field("mtu_bytes"), "0 (default 1500) or 576 to 65535 bytes",
+                fmt::format("{}", l.mtu_bytes()));
   const double policer = l.downlink_policer_mbps();
   const std::uint64_t mtu = l.mtu_bytes() > 0 ? l.mtu_bytes() : 1500;
   check.require(std::isfinite(policer) && policer >= 0, link.field("downlink_policer_mbps"),
                 "a rate in Mbit/s >= 0 (0: no policer)", fmt::format("{}", policer));
   // Without a policer the bucket is ignored (a sweep may turn the policer off and on).
-  check.require(policer == 0 || l.downlink_policer_burst_bytes() >= mtu, link.field("downlink_policer_burst_bytes"),
-                fmt::format("a bucket of at least one packet ({} bytes, the MTU) with a policer", mtu),
-                fmt::format("{}", l.downlink_policer_burst_bytes()));
+  check.require(
+      policer == 0 || l.downlink_policer_burst_bytes() >= mtu,
+      link.field("downlink_policer_burst_bytes"),
+      fmt::format("a bucket of at least one packet ({} bytes, the MTU) with a policer", mtu),
+      fmt::format("{}", l.downlink_policer_burst_bytes()));
   check_tcp(check, node.child("client_tcp"), network.client_tcp());
   check_tcp(check, node.child("server_tcp"), network.server_tcp());
   check_ms(check, node.field("server_think_ms"), network.server_think_ms());
@@ -169,18 +180,21 @@ void check_tls(const Checker& check, const Node& node, const Scenario& s) {
   check.require(url.empty() || url.starts_with("https://"), node.field("min_version"),
                 "a tls section only with an https:// or empty target.base_url", quoted(url));
   const auto check_version = [&](std::string_view name, twinbench::TlsVersion v) {
-    check.require(v == twinbench::TLS1_2 || v == twinbench::TLS1_3, node.field(name), "TLS1_2 or TLS1_3",
-                  twinbench::TlsVersion_Name(v));
+    check.require(v == twinbench::TLS1_2 || v == twinbench::TLS1_3, node.field(name),
+                  "TLS1_2 or TLS1_3", twinbench::TlsVersion_Name(v));
   };
   check_version("min_version", t.min_version());
   check_version("max_version", t.max_version());
   check.require(t.min_version() <= t.max_version(), node.field("max_version"),
                 "a version >= min_version " + twinbench::TlsVersion_Name(t.min_version()),
                 twinbench::TlsVersion_Name(t.max_version()));
-  check.require(s.engine() != twinbench::GODOT3 || t.max_version() == twinbench::TLS1_2, node.field("max_version"),
-                "TLS1_2 with engine GODOT3 (mbedTLS 2.16 has no TLS 1.3)", twinbench::TlsVersion_Name(t.max_version()));
-  check.require(t.key_type() >= twinbench::RSA_2048 && t.key_type() <= twinbench::ECDSA_P256, node.field("key_type"),
-                "RSA_2048, RSA_4096, ED25519 or ECDSA_P256", fmt::format("{}", static_cast<int>(t.key_type())));
+  check.require(s.engine() != twinbench::GODOT3 || t.max_version() == twinbench::TLS1_2,
+                node.field("max_version"),
+                "TLS1_2 with engine GODOT3 (mbedTLS 2.16 has no TLS 1.3)",
+                twinbench::TlsVersion_Name(t.max_version()));
+  check.require(t.key_type() >= twinbench::RSA_2048 && t.key_type() <= twinbench::ECDSA_P256,
+                node.field("key_type"), "RSA_2048, RSA_4096, ED25519 or ECDSA_P256",
+                fmt::format("{}", static_cast<int>(t.key_type())));
   check.require(t.intermediates() <= 16, node.field("intermediates"), "0 to 16 certificates",
                 fmt::format("{}", t.intermediates()));
   check.require(t.server_tickets() <= 16, node.field("server_tickets"), "0 to 16 tickets",
@@ -195,8 +209,9 @@ void check(const Scenario& s, const std::string& origin, const TextFormat::Parse
 
   check.require(is_identifier(s.name(), true), root.field("name"),
                 "a non-empty name of letters, digits, '_', '-' or '.'", quoted(s.name()));
-  check.require(s.engine() == twinbench::GODOT4 || s.engine() == twinbench::GODOT3, root.field("engine"),
-                "GODOT4 or GODOT3", twinbench::EngineProfile_Name(s.engine()));
+  check.require(s.engine() == twinbench::GODOT4 || s.engine() == twinbench::GODOT3,
+                root.field("engine"), "GODOT4 or GODOT3",
+                twinbench::EngineProfile_Name(s.engine()));
 
   check.require(s.variants_size() > 0, root.field("variants"), "at least one variant", "none");
   for (int i = 0; i < s.variants_size(); ++i) {
@@ -206,47 +221,57 @@ void check(const Scenario& s, const std::string& origin, const TextFormat::Parse
                   "a non-empty name matching [a-z0-9_]+", quoted(v.name()));
     for (int j = 0; j < i; ++j)
       if (s.variants(j).name() == v.name())
-        check.fail(node.field("name"), fmt::format("a unique variant name (variants[{}] is also named so)", j),
+        check.fail(node.field("name"),
+                   fmt::format("a unique variant name (variants[{}] is also named so)", j),
                    quoted(v.name()));
-    check.require(v.client() == twinbench::HTTP_REQUEST || v.client() == twinbench::C3HTTP, node.field("client"),
-                  "HTTP_REQUEST or C3HTTP", twinbench::ClientKind_Name(v.client()));
+    check.require(v.client() == twinbench::HTTP_REQUEST || v.client() == twinbench::C3HTTP,
+                  node.field("client"), "HTTP_REQUEST or C3HTTP",
+                  twinbench::ClientKind_Name(v.client()));
     check.require(!v.session() || v.client() == twinbench::C3HTTP, node.field("session"),
                   "session only with client C3HTTP (HTTPRequest has no session pool)",
                   "session: true with client " + twinbench::ClientKind_Name(v.client()));
   }
 
-  check.require(s.frame_caps_size() > 0, root.field("frame_caps"), "at least one frame cap (0 = uncapped)", "none");
+  check.require(s.frame_caps_size() > 0, root.field("frame_caps"),
+                "at least one frame cap (0 = uncapped)", "none");
   for (int i = 0; i < s.frame_caps_size(); ++i)
     check.require(s.frame_caps(i) <= kMaxFrameCap, root.field("frame_caps", i),
-                  fmt::format("a frame cap from 0 (uncapped) to {} fps", kMaxFrameCap), fmt::format("{}", s.frame_caps(i)));
+                  fmt::format("a frame cap from 0 (uncapped) to {} fps", kMaxFrameCap),
+                  fmt::format("{}", s.frame_caps(i)));
   check_unique(check, root, "frame_caps", s.frame_caps());
-  check.require(s.body_bytes_size() > 0, root.field("body_bytes"), "at least one body size (0 = ping)", "none");
+  check.require(s.body_bytes_size() > 0, root.field("body_bytes"),
+                "at least one body size (0 = ping)", "none");
   check_unique(check, root, "body_bytes", s.body_bytes());
 
-  check.require(s.runs() >= 1, root.field("runs"), "a positive integer", fmt::format("{}", s.runs()));
+  check.require(s.runs() >= 1, root.field("runs"), "a positive integer",
+                fmt::format("{}", s.runs()));
   check.require(s.download_chunk_size() >= kMinChunk && s.download_chunk_size() <= kMaxChunk,
-                root.field("download_chunk_size"), fmt::format("{} to {} bytes", kMinChunk, kMaxChunk),
+                root.field("download_chunk_size"),
+                fmt::format("{} to {} bytes", kMinChunk, kMaxChunk),
                 fmt::format("{}", s.download_chunk_size()));
   check.require(twinbench::RequestStart_IsValid(s.request_start()), root.field("request_start"),
                 "AFTER_COMPLETION or NEXT_PROCESS_FRAME", std::to_string(s.request_start()));
-  check.require(s.session_scope() == twinbench::PER_FRAME_CAP || s.session_scope() == twinbench::PER_SCENARIO,
-                root.field("session_scope"), "PER_FRAME_CAP or PER_SCENARIO",
-                twinbench::SessionScope_Name(s.session_scope()));
+  check.require(
+      s.session_scope() == twinbench::PER_FRAME_CAP || s.session_scope() == twinbench::PER_SCENARIO,
+      root.field("session_scope"), "PER_FRAME_CAP or PER_SCENARIO",
+      twinbench::SessionScope_Name(s.session_scope()));
 
   const Node target = root.child("target");
   const auto& url = s.target().base_url();
-  check.require(url.empty() || url.starts_with("http://") || url.starts_with("https://"), target.field("base_url"),
-                "empty or a URL starting with http:// or https://", quoted(url));
-  check.require(s.target().ping_path().starts_with('/'), target.field("ping_path"), "a path starting with '/'",
-                quoted(s.target().ping_path()));
+  check.require(url.empty() || url.starts_with("http://") || url.starts_with("https://"),
+                target.field("base_url"), "empty or a URL starting with http:// or https://",
+                quoted(url));
+  check.require(s.target().ping_path().starts_with('/'), target.field("ping_path"),
+                "a path starting with '/'", quoted(s.target().ping_path()));
   const auto& tmpl = s.target().download_path_template();
   check.require(tmpl.starts_with('/') && tmpl.find("{bytes}") != std::string::npos,
-                target.field("download_path_template"), "a path starting with '/' and containing \"{bytes}\"",
-                quoted(tmpl));
+                target.field("download_path_template"),
+                "a path starting with '/' and containing \"{bytes}\"", quoted(tmpl));
 
   const Node loop = root.child("frame_loop");
   check_ms(check, loop.field("frame_work_ms"), s.frame_loop().frame_work_ms());
-  check_ms(check, loop.field("http_request_worker_sleep_ms"), s.frame_loop().http_request_worker_sleep_ms());
+  check_ms(check, loop.field("http_request_worker_sleep_ms"),
+           s.frame_loop().http_request_worker_sleep_ms());
   check_ms(check, loop.field("c3http_worker_sleep_ms"), s.frame_loop().c3http_worker_sleep_ms());
 
   if (s.has_network()) check_network(check, root.child("network"), s.network());
@@ -257,20 +282,25 @@ void check(const Scenario& s, const std::string& origin, const TextFormat::Parse
 
 void apply_defaults(Scenario& s) {
   if (s.engine() == twinbench::ENGINE_PROFILE_UNSPECIFIED) s.set_engine(twinbench::GODOT4);
-  if (s.download_chunk_size() == 0) s.set_download_chunk_size(s.engine() == twinbench::GODOT3 ? 4096 : 65536);
-  if (s.session_scope() == twinbench::SESSION_SCOPE_UNSPECIFIED) s.set_session_scope(twinbench::PER_SCENARIO);
+  if (s.download_chunk_size() == 0)
+    s.set_download_chunk_size(s.engine() == twinbench::GODOT3 ? 4096 : 65536);
+  if (s.session_scope() == twinbench::SESSION_SCOPE_UNSPECIFIED)
+    s.set_session_scope(twinbench::PER_SCENARIO);
   auto& target = *s.mutable_target();
   if (target.ping_path().empty()) target.set_ping_path(std::string(kDefaultPingPath));
-  if (target.download_path_template().empty()) target.set_download_path_template(std::string(kDefaultDownloadTemplate));
+  if (target.download_path_template().empty())
+    target.set_download_path_template(std::string(kDefaultDownloadTemplate));
   if (s.has_tls() || s.target().base_url().starts_with("https://")) {
     auto& tls = *s.mutable_tls();
-    if (tls.min_version() == twinbench::TLS_VERSION_UNSPECIFIED) tls.set_min_version(twinbench::TLS1_2);
+    if (tls.min_version() == twinbench::TLS_VERSION_UNSPECIFIED)
+      tls.set_min_version(twinbench::TLS1_2);
     if (tls.max_version() == twinbench::TLS_VERSION_UNSPECIFIED)
       tls.set_max_version(s.engine() == twinbench::GODOT3 ? twinbench::TLS1_2 : twinbench::TLS1_3);
     if (tls.key_type() == twinbench::KEY_TYPE_UNSPECIFIED) tls.set_key_type(twinbench::RSA_2048);
   }
   auto& loop = *s.mutable_frame_loop();
-  if (!loop.has_http_request_worker_sleep_ms()) loop.set_http_request_worker_sleep_ms(kDefaultWorkerSleepMs);
+  if (!loop.has_http_request_worker_sleep_ms())
+    loop.set_http_request_worker_sleep_ms(kDefaultWorkerSleepMs);
   if (!loop.has_c3http_worker_sleep_ms()) loop.set_c3http_worker_sleep_ms(kDefaultWorkerSleepMs);
 }
 
@@ -281,7 +311,8 @@ void validate_scenario(const Scenario& scenario, const std::string& origin) {
 }
 
 Scenario parse_scenario(std::string_view text, const std::string& origin) {
-  if (text.size() > static_cast<std::size_t>(INT_MAX)) throw ScenarioError(origin + ": file too large");
+  if (text.size() > static_cast<std::size_t>(INT_MAX))
+    throw ScenarioError(origin + ": file too large");
   Scenario s;
   FirstError errors(origin);
   TextFormat::ParseInfoTree tree;
@@ -300,7 +331,8 @@ Scenario load_scenario(const std::filesystem::path& file) {
   errno = 0;
   const auto text = read_file(file);
   if (!text) {
-    throw ScenarioError(fmt::format("{}: cannot open: {}", file.string(), errno ? std::strerror(errno) : "unknown error"));
+    throw ScenarioError(fmt::format("{}: cannot open: {}", file.string(),
+                                    errno ? std::strerror(errno) : "unknown error"));
   }
   return parse_scenario(*text, file.string());
 }
@@ -309,9 +341,10 @@ std::string target_path(const Scenario& scenario, std::uint64_t body_bytes) {
   const auto& t = scenario.target();
   if (body_bytes == 0) return t.ping_path().empty() ? std::string(kDefaultPingPath) : t.ping_path();
   std::string path = t.download_path_template().empty() ? std::string(kDefaultDownloadTemplate)
-                                                       : t.download_path_template();
+                                                        : t.download_path_template();
   const std::string bytes = std::to_string(body_bytes);
-  for (auto at = path.find("{bytes}"); at != std::string::npos; at = path.find("{bytes}", at + bytes.size()))
+  for (auto at = path.find("{bytes}"); at != std::string::npos;
+       at = path.find("{bytes}", at + bytes.size()))
     path.replace(at, 7, bytes);
   return path;
 }

@@ -31,7 +31,8 @@ T number(const std::string& text, const std::string& where, const std::string& c
   }
   if constexpr (std::is_floating_point_v<T>) {
     if (!std::isfinite(value) || value < 0) {
-      throw InputError(fmt::format("{}: {}: expected a finite number >= 0, got '{}'", where, column, text));
+      throw InputError(
+          fmt::format("{}: {}: expected a finite number >= 0, got '{}'", where, column, text));
     }
   }
   return value;
@@ -46,7 +47,8 @@ std::vector<MeasuredCell> parse_measured_csv(std::string_view text, const std::s
   std::istringstream in{std::string(text)};
   std::string line;
   int number_of_line = 0;
-  const std::vector<std::string> required = {"scenario", "fps", "body_bytes", "variant", "median_ms"};
+  const std::vector<std::string> required = {"scenario", "fps", "body_bytes", "variant",
+                                             "median_ms"};
   while (std::getline(in, line)) {
     ++number_of_line;
     const std::string where = fmt::format("{}:{}", origin, number_of_line);
@@ -56,17 +58,19 @@ std::vector<MeasuredCell> parse_measured_csv(std::string_view text, const std::s
       for (std::size_t i = 0; i < fields.size(); ++i) columns[fields[i]] = static_cast<int>(i);
       for (const auto& name : required) {
         if (!columns.count(name)) {
-          throw InputError(fmt::format("{}: header: expected a column '{}' (columns {}), got '{}'", where,
-                                               name, fmt::join(required, ","), line));
+          throw InputError(fmt::format("{}: header: expected a column '{}' (columns {}), got '{}'",
+                                       where, name, fmt::join(required, ","), line));
         }
       }
       continue;
     }
     if (fields.size() != columns.size()) {
-      throw InputError(
-          fmt::format("{}: expected {} comma-separated fields like the header, got {}", where, columns.size(), fields.size()));
+      throw InputError(fmt::format("{}: expected {} comma-separated fields like the header, got {}",
+                                   where, columns.size(), fields.size()));
     }
-    auto field = [&](const char* name) -> const std::string& { return fields[static_cast<std::size_t>(columns.at(name))]; };
+    auto field = [&](const char* name) -> const std::string& {
+      return fields[static_cast<std::size_t>(columns.at(name))];
+    };
     MeasuredCell c;
     c.origin = where;
     c.scenario = field("scenario");
@@ -76,7 +80,8 @@ std::vector<MeasuredCell> parse_measured_csv(std::string_view text, const std::s
     c.fps = number<std::uint32_t>(field("fps"), where, "fps");
     c.body_bytes = number<std::uint64_t>(field("body_bytes"), where, "body_bytes");
     c.median_ms = number<double>(field("median_ms"), where, "median_ms");
-    if (columns.count("min_ms") && columns.count("q1_ms") && columns.count("q3_ms") && columns.count("max_ms")) {
+    if (columns.count("min_ms") && columns.count("q1_ms") && columns.count("q3_ms") &&
+        columns.count("max_ms")) {
       scenario::Summary s{};
       s.min = number<double>(field("min_ms"), where, "min_ms");
       s.q1 = number<double>(field("q1_ms"), where, "q1_ms");
@@ -90,7 +95,8 @@ std::vector<MeasuredCell> parse_measured_csv(std::string_view text, const std::s
     }
     const std::string key = cell_key(c.scenario, c.fps, c.body_bytes, c.variant);
     if (const auto it = seen.find(key); it != seen.end()) {
-      throw InputError(fmt::format("{}: cell {} appears twice (first at {})", where, key, it->second));
+      throw InputError(
+          fmt::format("{}: cell {} appears twice (first at {})", where, key, it->second));
     }
     seen[key] = where;
     cells.push_back(std::move(c));
@@ -106,7 +112,8 @@ std::vector<MeasuredCell> load_measured_csv(const std::string& path) {
   return parse_measured_csv(*text, path);
 }
 
-void attach_summaries(std::vector<MeasuredCell>& medians, const std::vector<MeasuredCell>& summaries) {
+void attach_summaries(std::vector<MeasuredCell>& medians,
+                      const std::vector<MeasuredCell>& summaries) {
   std::map<std::string, const MeasuredCell*> by_key;
   for (const auto& s : summaries) by_key[cell_key(s.scenario, s.fps, s.body_bytes, s.variant)] = &s;
   for (auto& m : medians) {

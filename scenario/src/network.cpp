@@ -27,11 +27,18 @@ ResolvedTcp resolve(const twinbench::Tcp& tcp) {
   ResolvedTcp r;
   switch (tcp.congestion_control()) {
     case twinbench::CONGESTION_CONTROL_UNSPECIFIED:
-    case twinbench::CUBIC: r.congestion_control = CongestionControl::kCubic; break;
-    case twinbench::BBR: r.congestion_control = CongestionControl::kBbr; break;
-    case twinbench::NEW_RENO: r.congestion_control = CongestionControl::kNewReno; break;
-    default: throw InputError("tcp.congestion_control: unknown value " +
-                                         std::to_string(tcp.congestion_control()));
+    case twinbench::CUBIC:
+      r.congestion_control = CongestionControl::kCubic;
+      break;
+    case twinbench::BBR:
+      r.congestion_control = CongestionControl::kBbr;
+      break;
+    case twinbench::NEW_RENO:
+      r.congestion_control = CongestionControl::kNewReno;
+      break;
+    default:
+      throw InputError("tcp.congestion_control: unknown value " +
+                       std::to_string(tcp.congestion_control()));
   }
   if (tcp.initial_cwnd_segments() > 0) r.initial_cwnd_segments = tcp.initial_cwnd_segments();
   r.nodelay = tcp.nodelay();
@@ -57,7 +64,8 @@ ResolvedLink resolve(const twinbench::Link& link) {
   if (link.mtu_bytes() > 0) r.mtu_bytes = link.mtu_bytes();
   r.downlink_policer_mbps = link.downlink_policer_mbps();
   r.downlink_policer_burst_bytes = link.downlink_policer_burst_bytes();
-  require(r.client_to_server_delay_ms >= 0 && r.server_to_client_delay_ms >= 0, "link: negative delay");
+  require(r.client_to_server_delay_ms >= 0 && r.server_to_client_delay_ms >= 0,
+          "link: negative delay");
   require(r.downlink_mbps > 0 && r.uplink_mbps > 0, "link: bottleneck rates must be > 0");
   require(r.loss_rate >= 0 && r.loss_rate < 1, "link.loss_rate: must be in [0, 1)");
   require(r.jitter_ms >= 0, "link.jitter_ms: negative");

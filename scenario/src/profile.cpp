@@ -20,7 +20,8 @@ twinbench::Scenario parse_profile(const std::string& text, const std::string& or
   parser.RecordErrorsTo(&errors);
   twinbench::Scenario profile;
   if (!parser.ParseFromString(text, &profile)) throw ScenarioError(errors.first);
-  if (profile.name().empty()) throw ScenarioError(origin + ": name: expected the profile's name, got none");
+  if (profile.name().empty())
+    throw ScenarioError(origin + ": name: expected the profile's name, got none");
   return profile;
 }
 
@@ -31,7 +32,8 @@ void apply_profile(twinbench::Scenario& s, const twinbench::Scenario& profile) {
   // HTTPS: the profile's tls section and its target's base_url (scheme and host; an https://
   // URL alone means TLS with the defaults). The paths stay the scenario's.
   if (profile.has_tls()) *s.mutable_tls() = profile.tls();
-  if (!profile.target().base_url().empty()) s.mutable_target()->set_base_url(profile.target().base_url());
+  if (!profile.target().base_url().empty())
+    s.mutable_target()->set_base_url(profile.target().base_url());
 }
 
 }  // namespace tb::scenario

@@ -17,12 +17,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Column order of the published tables (BENCHMARK.md), used when a scenario's variants are among them.
-constexpr std::string_view kPublishedColumns[] = {"nat_coop", "c3_coop", "c3s_coop", "nat_thr", "c3_thr", "c3s_thr"};
+// Column order of the published tables (BENCHMARK.md), used when a scenario's variants are among
+// them.
+constexpr std::string_view kPublishedColumns[] = {"nat_coop", "c3_coop", "c3s_coop",
+                                                  "nat_thr",  "c3_thr",  "c3s_thr"};
 
 template <class List, class T>
 std::size_t rank(const List& list, const T& value) {
-  return static_cast<std::size_t>(std::find(std::begin(list), std::end(list), value) - std::begin(list));
+  return static_cast<std::size_t>(std::find(std::begin(list), std::end(list), value) -
+                                  std::begin(list));
 }
 
 std::string csv_field(const std::string& s) {
@@ -34,11 +37,16 @@ std::string csv_field(const std::string& s) {
 
 std::string md_cell(std::string s) {
   std::string out;
-  for (char c : s) out += c == '|' ? std::string("\\|") : c == '\n' || c == '\r' ? std::string(" ") : std::string(1, c);
+  for (char c : s)
+    out += c == '|'                 ? std::string("\\|")
+           : c == '\n' || c == '\r' ? std::string(" ")
+                                    : std::string(1, c);
   return out;
 }
 
-std::string fps_label(std::uint32_t fps) { return fps == 0 ? "uncapped" : fmt::format("{} fps", fps); }
+std::string fps_label(std::uint32_t fps) {
+  return fps == 0 ? "uncapped" : fmt::format("{} fps", fps);
+}
 
 // Sizes as the published tables write them: KB = 1024 bytes, MB = 1024 KB.
 std::string size_label(std::uint64_t bytes) {
@@ -56,7 +64,7 @@ struct Section {
   std::vector<std::pair<std::uint32_t, std::uint64_t>> rows;  // (fps, body_bytes), in cell order
   std::vector<std::string> columns;                           // variants
 
-  std::size_t caps = 0, sizes = 0;                            // distinct values among rows
+  std::size_t caps = 0, sizes = 0;  // distinct values among rows
 
   // The published layout: frame rates as rows for a frame-cap sweep at one size, else body sizes.
   bool by_fps() const { return caps > 1 && sizes == 1; }
@@ -79,27 +87,33 @@ std::vector<Section> sections(const std::vector<Cell>& cells) {
     Section& s = out.back();
     s.cells.push_back(&c);
     if (rank(s.rows, std::pair{c.fps, c.body_bytes}) == s.rows.size()) {
-      s.caps += std::none_of(s.rows.begin(), s.rows.end(), [&](const auto& r) { return r.first == c.fps; });
-      s.sizes += std::none_of(s.rows.begin(), s.rows.end(), [&](const auto& r) { return r.second == c.body_bytes; });
+      s.caps += std::none_of(s.rows.begin(), s.rows.end(),
+                             [&](const auto& r) { return r.first == c.fps; });
+      s.sizes += std::none_of(s.rows.begin(), s.rows.end(),
+                              [&](const auto& r) { return r.second == c.body_bytes; });
       s.rows.emplace_back(c.fps, c.body_bytes);
     }
     if (rank(s.columns, c.variant) == s.columns.size()) s.columns.push_back(c.variant);
   }
   for (Section& s : out) {
-    const bool published = std::all_of(s.columns.begin(), s.columns.end(), [](const std::string& v) {
-      return rank(kPublishedColumns, v) < std::size(kPublishedColumns);
-    });
+    const bool published =
+        std::all_of(s.columns.begin(), s.columns.end(), [](const std::string& v) {
+          return rank(kPublishedColumns, v) < std::size(kPublishedColumns);
+        });
     if (published)
-      std::stable_sort(s.columns.begin(), s.columns.end(), [](const std::string& a, const std::string& b) {
-        return rank(kPublishedColumns, a) < rank(kPublishedColumns, b);
-      });
+      std::stable_sort(s.columns.begin(), s.columns.end(),
+                       [](const std::string& a, const std::string& b) {
+                         return rank(kPublishedColumns, a) < rank(kPublishedColumns, b);
+                       });
   }
   return out;
 }
 
 // A table of one statistic per (row, variant), laid out like the published results tables.
 std::string median_table(const Section& s, double (*value)(const Cell&)) {
-  std::string out = fmt::format("| {} |", s.by_fps() ? "Frame rate" : s.caps <= 1 ? "Body size" : "Frame rate, body size");
+  std::string out = fmt::format("| {} |", s.by_fps()    ? "Frame rate"
+                                          : s.caps <= 1 ? "Body size"
+                                                        : "Frame rate, body size");
   for (const auto& v : s.columns) out += fmt::format(" {} |", md_cell(v));
   out += "\n|---|";
   for (std::size_t i = 0; i < s.columns.size(); ++i) out += "---:|";
@@ -108,7 +122,9 @@ std::string median_table(const Section& s, double (*value)(const Cell&)) {
     out += fmt::format("| {} |", s.row_label(fps, body));
     for (const auto& v : s.columns) {
       const Cell* c = s.find(fps, body, v);
-      out += fmt::format(" {} |", c == nullptr ? "—" : c->elapsed_ms.empty() ? "failed" : number(value(*c)));
+      out += fmt::format(" {} |", c == nullptr            ? "—"
+                                  : c->elapsed_ms.empty() ? "failed"
+                                                          : number(value(*c)));
     }
     out += "\n";
   }
@@ -118,7 +134,6 @@ std::string median_table(const Section& s, double (*value)(const Cell&)) {
 double median_ms(const Cell& c) { return summarize(c.elapsed_ms).median; }
 double median_frames(const Cell& c) { return summarize(c.frames).median; }
 
-
 }  // namespace
 
 std::vector<Cell> collect_cells(const twinbench::ResultSet& results) {
@@ -127,7 +142,8 @@ std::vector<Cell> collect_cells(const twinbench::ResultSet& results) {
   std::map<std::tuple<std::string, std::uint32_t, std::uint64_t, std::string>, std::size_t> index;
   for (const auto& s : results.samples()) {
     if (s.warmup()) continue;
-    auto [it, added] = index.try_emplace({s.scenario(), s.fps(), s.body_bytes(), s.variant()}, cells.size());
+    auto [it, added] =
+        index.try_emplace({s.scenario(), s.fps(), s.body_bytes(), s.variant()}, cells.size());
     if (added) {
       cells.push_back({s.scenario(), s.fps(), s.body_bytes(), s.variant(), {}, {}, 0, {}});
       if (rank(scenarios, s.scenario()) == scenarios.size()) scenarios.push_back(s.scenario());
@@ -145,10 +161,12 @@ std::vector<Cell> collect_cells(const twinbench::ResultSet& results) {
   std::vector<std::string> variants;
   for (const auto& v : sc.variants()) variants.push_back(v.name());
   const auto key = [&](const Cell& c) {
-    return std::tuple(rank(scenarios, c.scenario), rank(sc.frame_caps(), c.fps), c.fps, rank(sc.body_bytes(), c.body_bytes),
-                      c.body_bytes, rank(variants, c.variant), c.variant);
+    return std::tuple(rank(scenarios, c.scenario), rank(sc.frame_caps(), c.fps), c.fps,
+                      rank(sc.body_bytes(), c.body_bytes), c.body_bytes, rank(variants, c.variant),
+                      c.variant);
   };
-  std::sort(cells.begin(), cells.end(), [&](const Cell& a, const Cell& b) { return key(a) < key(b); });
+  std::sort(cells.begin(), cells.end(),
+            [&](const Cell& a, const Cell& b) { return key(a) < key(b); });
   return cells;
 }
 
@@ -159,20 +177,23 @@ std::string results_json(const twinbench::ResultSet& results) {
   options.preserve_proto_field_names = true;
   std::string out;
   const auto status = google::protobuf::util::MessageToJsonString(results, &out, options);
-  if (!status.ok()) throw std::runtime_error("cannot convert results to JSON: " + status.ToString());
+  if (!status.ok())
+    throw std::runtime_error("cannot convert results to JSON: " + status.ToString());
   return out;
 }
 
 std::string results_csv(const twinbench::ResultSet& results) {
   std::string out = "scenario,fps,body_bytes,variant,median_ms,min_ms,q1_ms,q3_ms,max_ms,runs\n";
   for (const Cell& c : collect_cells(results)) {
-    out += fmt::format("{},{},{},{},", csv_field(c.scenario), c.fps, c.body_bytes, csv_field(c.variant));
+    out += fmt::format("{},{},{},{},", csv_field(c.scenario), c.fps, c.body_bytes,
+                       csv_field(c.variant));
     if (c.elapsed_ms.empty()) {
       out += ",,,,,0\n";
       continue;
     }
     const Summary s = summarize(c.elapsed_ms);
-    out += fmt::format("{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{}\n", s.median, s.min, s.q1, s.q3, s.max, s.n);
+    out += fmt::format("{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{}\n", s.median, s.min, s.q1, s.q3,
+                       s.max, s.n);
   }
   return out;
 }
@@ -183,11 +204,13 @@ std::string results_markdown(const twinbench::ResultSet& results) {
   std::string out = fmt::format("# twinbench results: {}\n\n", md_cell(sc.name()));
   if (!sc.description().empty()) out += md_cell(sc.description()) + "\n\n";
   out += fmt::format(
-      "Run: backend {}, server {}, server nodelay {}, keep_alive {}, seed {}, engine {}, chunk size {}, "
+      "Run: backend {}, server {}, server nodelay {}, keep_alive {}, seed {}, engine {}, chunk "
+      "size {}, "
       "runs {}, warmups {}{}.\n\n",
-      run.backend().empty() ? "?" : run.backend(), run.server().empty() ? "(built-in)" : run.server(),
-      run.server_nodelay() ? "on" : "off", run.keep_alive() ? "on" : "off", run.seed(),
-      twinbench::EngineProfile_Name(sc.engine()), sc.download_chunk_size(), sc.runs(), sc.warmups(),
+      run.backend().empty() ? "?" : run.backend(),
+      run.server().empty() ? "(built-in)" : run.server(), run.server_nodelay() ? "on" : "off",
+      run.keep_alive() ? "on" : "off", run.seed(), twinbench::EngineProfile_Name(sc.engine()),
+      sc.download_chunk_size(), sc.runs(), sc.warmups(),
       run.twinbench_version().empty() ? "" : ", twinbench " + run.twinbench_version());
   out += "Times are in milliseconds; medians of the measured runs (warmups not counted).\n";
 
@@ -197,9 +220,10 @@ std::string results_markdown(const twinbench::ResultSet& results) {
     out += median_table(s, median_ms);
     out += "\n### Median frames\n\n";
     out += median_table(s, median_frames);
-    out += "\n### Five-number summaries (ms)\n\n"
-           "| Variant | Cell | min | q1 | median | q3 | max | p95 | p99 | runs | frames |\n"
-           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+    out +=
+        "\n### Five-number summaries (ms)\n\n"
+        "| Variant | Cell | min | q1 | median | q3 | max | p95 | p99 | runs | frames |\n"
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
     for (const Cell* c : s.cells) {
       const std::string label = s.row_label(c->fps, c->body_bytes);
       if (c->elapsed_ms.empty()) {
@@ -207,16 +231,20 @@ std::string results_markdown(const twinbench::ResultSet& results) {
         continue;
       }
       const Summary m = summarize(c->elapsed_ms);
-      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", md_cell(c->variant), label,
-                         number(m.min), number(m.q1), number(m.median), number(m.q3), number(m.max), number(m.p95),
-                         number(m.p99), m.n, number(median_frames(*c)));
+      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                         md_cell(c->variant), label, number(m.min), number(m.q1), number(m.median),
+                         number(m.q3), number(m.max), number(m.p95), number(m.p99), m.n,
+                         number(median_frames(*c)));
     }
-    if (std::any_of(s.cells.begin(), s.cells.end(), [](const Cell* c) { return c->failures > 0; })) {
-      out += "\n### Failures (measured runs)\n\n| Cell | Variant | failed | first error |\n|---|---|---:|---|\n";
+    if (std::any_of(s.cells.begin(), s.cells.end(),
+                    [](const Cell* c) { return c->failures > 0; })) {
+      out +=
+          "\n### Failures (measured runs)\n\n| Cell | Variant | failed | first error "
+          "|\n|---|---|---:|---|\n";
       for (const Cell* c : s.cells)
         if (c->failures > 0)
-          out += fmt::format("| {} | {} | {} | {} |\n", s.row_label(c->fps, c->body_bytes), md_cell(c->variant),
-                             c->failures, md_cell(c->first_error));
+          out += fmt::format("| {} | {} | {} | {} |\n", s.row_label(c->fps, c->body_bytes),
+                             md_cell(c->variant), c->failures, md_cell(c->first_error));
     }
   }
   return out;

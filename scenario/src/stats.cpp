@@ -31,7 +31,8 @@ Summary summarize(std::vector<double> values) {
       .max = values.back(),
       .p95 = q(0.95),
       .p99 = q(0.99),
-      .mean = std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size()),
+      .mean =
+          std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size()),
   };
 }
 

@@ -21,15 +21,18 @@ std::vector<std::string_view> split(std::string_view text, char separator) {
   std::vector<std::string_view> parts;
   for (std::size_t at = 0;;) {
     const std::size_t end = text.find(separator, at);
-    parts.push_back(text.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at));
+    parts.push_back(
+        text.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at));
     if (end == std::string_view::npos) return parts;
     at = end + 1;
   }
 }
 
 std::string_view trim(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
+    text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+    text.remove_suffix(1);
   return text;
 }
 
@@ -51,7 +54,8 @@ std::optional<std::string> read_file(const fs::path& path) {
 namespace {
 
 [[noreturn]] void write_error(const fs::path& path, std::string_view what, int err) {
-  throw std::runtime_error(fmt::format("cannot write {}: {}: {}", path.string(), what, std::strerror(err)));
+  throw std::runtime_error(
+      fmt::format("cannot write {}: {}: {}", path.string(), what, std::strerror(err)));
 }
 
 }  // namespace
@@ -72,7 +76,8 @@ void write_file_atomically(const fs::path& path, std::string_view contents) {
     ::unlink(tmp.c_str());
     write_error(path, what, err);
   };
-  if (::fchmod(fd, 0644) != 0) fail("fchmod");  // mkstemp creates 0600; results are meant to be shared
+  if (::fchmod(fd, 0644) != 0)
+    fail("fchmod");  // mkstemp creates 0600; results are meant to be shared
   for (std::size_t done = 0; done < contents.size();) {
     const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
     if (n < 0 && errno == EINTR) continue;
@@ -84,7 +89,8 @@ void write_file_atomically(const fs::path& path, std::string_view contents) {
   fd = -1;
   if (closed != 0) fail("close");
   if (::rename(tmp.c_str(), path.c_str()) != 0) fail("rename");
-  // Persist the rename itself; failing here leaves the complete file in place, so it is not an error.
+  // Persist the rename itself; failing here leaves the complete file in place, so it is not an
+  // error.
   if (const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY); dfd >= 0) {
     ::fsync(dfd);
     ::close(dfd);

@@ -37,7 +37,8 @@ const RAND_METHOD kMethod = {seed, fill, nullptr, add, fill, status};
 
 }  // namespace
 
-DeterministicRandom::DeterministicRandom(std::uint64_t seed_value) : state_(std::make_unique<State>()) {
+DeterministicRandom::DeterministicRandom(std::uint64_t seed_value)
+    : state_(std::make_unique<State>()) {
   std::lock_guard lock(g_mutex);
   state_->stream.seed(seed_value);
   state_->outer = g_current;

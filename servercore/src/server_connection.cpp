@@ -52,34 +52,45 @@ enum class ConnectionHeader { none, keep_alive, close };
 
 struct Response {
   std::string head;
-  std::string owned_body;              // used when zero_body_bytes == 0
-  std::uint64_t zero_body_bytes = 0;   // download bodies: this many zero bytes
-  bool interim = false;                // 100 Continue: not counted as a served response
+  std::string owned_body;             // used when zero_body_bytes == 0
+  std::uint64_t zero_body_bytes = 0;  // download bodies: this many zero bytes
+  bool interim = false;               // 100 Continue: not counted as a served response
   bool close_after = false;
 
   // Write progress.
   std::size_t head_sent = 0;
   std::uint64_t body_sent = 0;
 
-  std::uint64_t body_size() const { return zero_body_bytes != 0 ? zero_body_bytes : owned_body.size(); }
+  std::uint64_t body_size() const {
+    return zero_body_bytes != 0 ? zero_body_bytes : owned_body.size();
+  }
   bool finished() const { return head_sent == head.size() && body_sent == body_size(); }
 };
 
 std::string_view reason_phrase(unsigned status) {
   switch (status) {
-    case 100: return "Continue";
-    case 200: return "OK";
-    case 400: return "Bad Request";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 413: return "Payload Too Large";
-    case 431: return "Request Header Fields Too Large";
-    default: return "Unknown";
+    case 100:
+      return "Continue";
+    case 200:
+      return "OK";
+    case 400:
+      return "Bad Request";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 413:
+      return "Payload Too Large";
+    case 431:
+      return "Request Header Fields Too Large";
+    default:
+      return "Unknown";
   }
 }
 
-std::string format_head(unsigned status, std::string_view content_type, std::uint64_t content_length,
-                        ConnectionHeader connection, std::string_view allow = {}) {
+std::string format_head(unsigned status, std::string_view content_type,
+                        std::uint64_t content_length, ConnectionHeader connection,
+                        std::string_view allow = {}) {
   std::string head;
   head.reserve(160);
   head += "HTTP/1.1 ";
@@ -131,10 +142,10 @@ struct ServerConnection::Impl {
   ServerConfig config;
   std::size_t write_slice;
 
-  std::string input;            // received bytes not yet consumed by the parser
-  std::size_t input_offset = 0; // consumed prefix of `input`, compacted lazily
+  std::string input;             // received bytes not yet consumed by the parser
+  std::size_t input_offset = 0;  // consumed prefix of `input`, compacted lazily
   std::optional<RequestParser> parser;
-  bool continue_sent = false;   // 100 Continue already queued for the current request
+  bool continue_sent = false;  // 100 Continue already queued for the current request
 
   std::deque<Response> responses;  // deque: push_back keeps references to the front stable
   bool reading_stopped = false;    // a close is decided; further input is ignored
@@ -212,8 +223,8 @@ struct ServerConnection::Impl {
 
   void start_request() {
     parser.emplace();
-    parser->header_limit(static_cast<std::uint32_t>(
-        std::min<std::size_t>(config.max_header_bytes, UINT32_MAX)));
+    parser->header_limit(
+        static_cast<std::uint32_t>(std::min<std::size_t>(config.max_header_bytes, UINT32_MAX)));
     parser->body_limit(static_cast<std::uint64_t>(config.max_echo_bytes));
     parser->eager(true);
     continue_sent = false;
@@ -251,8 +262,10 @@ struct ServerConnection::Impl {
 
     const bool keep_alive = request.keep_alive();
     ConnectionHeader connection = ConnectionHeader::none;
-    if (!keep_alive) connection = ConnectionHeader::close;
-    else if (request.version() < 11) connection = ConnectionHeader::keep_alive;
+    if (!keep_alive)
+      connection = ConnectionHeader::close;
+    else if (request.version() < 11)
+      connection = ConnectionHeader::keep_alive;
 
     responses.push_back(route(request, connection));
     if (!keep_alive) {
@@ -267,16 +280,18 @@ struct ServerConnection::Impl {
     const http::verb method = request.method();
 
     if (target == kPingPath) {
-      if (method != http::verb::get) return text_response(405, "method not allowed", connection, "GET");
+      if (method != http::verb::get)
+        return text_response(405, "method not allowed", connection, "GET");
       Response response;
       response.owned_body = std::string(kPingBody);
       response.head = format_head(200, "application/json", response.owned_body.size(), connection);
       return response;
     }
     if (target.starts_with(kDownloadPrefix)) {
-      if (method != http::verb::get) return text_response(405, "method not allowed", connection, "GET");
-      const auto size = parse_download_size(target.substr(kDownloadPrefix.size()),
-                                            config.max_download_bytes);
+      if (method != http::verb::get)
+        return text_response(405, "method not allowed", connection, "GET");
+      const auto size =
+          parse_download_size(target.substr(kDownloadPrefix.size()), config.max_download_bytes);
       if (!size) return text_response(400, "bad download size", connection);
       Response response;
       response.zero_body_bytes = *size;
@@ -284,10 +299,12 @@ struct ServerConnection::Impl {
       return response;
     }
     if (target == kEchoPath) {
-      if (method != http::verb::post) return text_response(405, "method not allowed", connection, "POST");
+      if (method != http::verb::post)
+        return text_response(405, "method not allowed", connection, "POST");
       Response response;
       response.owned_body = request.body();
-      response.head = format_head(200, "application/octet-stream", response.owned_body.size(), connection);
+      response.head =
+          format_head(200, "application/octet-stream", response.owned_body.size(), connection);
       return response;
     }
     return text_response(404, "not found", connection);
@@ -302,7 +319,8 @@ struct ServerConnection::Impl {
     const std::uint64_t remaining = front.body_size() - front.body_sent;
     const auto slice = static_cast<std::size_t>(std::min<std::uint64_t>(remaining, write_slice));
     if (front.zero_body_bytes != 0) return zero_bytes(slice);
-    return std::as_bytes(std::span(front.owned_body)).subspan(static_cast<std::size_t>(front.body_sent), slice);
+    return std::as_bytes(std::span(front.owned_body))
+        .subspan(static_cast<std::size_t>(front.body_sent), slice);
   }
 
   void advance() {

@@ -29,10 +29,18 @@ void check(bool ok, const char* what) {
 Key generate_key(KeyType type) {
   EVP_PKEY* key = nullptr;
   switch (type) {
-    case KeyType::kRsa2048: key = EVP_RSA_gen(2048); break;
-    case KeyType::kRsa4096: key = EVP_RSA_gen(4096); break;
-    case KeyType::kEd25519: key = EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519"); break;
-    case KeyType::kEcdsaP256: key = EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-256"); break;
+    case KeyType::kRsa2048:
+      key = EVP_RSA_gen(2048);
+      break;
+    case KeyType::kRsa4096:
+      key = EVP_RSA_gen(4096);
+      break;
+    case KeyType::kEd25519:
+      key = EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519");
+      break;
+    case KeyType::kEcdsaP256:
+      key = EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-256");
+      break;
   }
   check(key != nullptr, "key generation");
   return Key(key);
@@ -50,8 +58,8 @@ void add_extension(X509* cert, X509* issuer, int nid, const std::string& value) 
 
 // Fixed serials and validity (2024-01-01 to 2049-12-31) keep the certificates byte-stable;
 // EdDSA signs without a separate digest.
-Cert make_cert(const std::string& subject, long serial, EVP_PKEY* key, X509* issuer, EVP_PKEY* issuer_key,
-               bool ca, const std::string& alt_names) {
+Cert make_cert(const std::string& subject, long serial, EVP_PKEY* key, X509* issuer,
+               EVP_PKEY* issuer_key, bool ca, const std::string& alt_names) {
   Cert cert(X509_new());
   X509* c = cert.get();
   X509_set_version(c, 2);
@@ -59,13 +67,14 @@ Cert make_cert(const std::string& subject, long serial, EVP_PKEY* key, X509* iss
   check(ASN1_TIME_set_string(X509_getm_notBefore(c), "240101000000Z") == 1, "validity");
   check(ASN1_TIME_set_string(X509_getm_notAfter(c), "491231235959Z") == 1, "validity");
   X509_NAME* name = X509_get_subject_name(c);
-  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>(subject.c_str()), -1,
-                             -1, 0);
+  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
+                             reinterpret_cast<const unsigned char*>(subject.c_str()), -1, -1, 0);
   X509_set_issuer_name(c, issuer ? X509_get_subject_name(issuer) : name);
   X509_set_pubkey(c, key);
   X509* signer = issuer ? issuer : c;
   add_extension(c, signer, NID_basic_constraints, ca ? "critical,CA:TRUE" : "critical,CA:FALSE");
-  add_extension(c, signer, NID_key_usage, ca ? "critical,keyCertSign,cRLSign" : "critical,digitalSignature");
+  add_extension(c, signer, NID_key_usage,
+                ca ? "critical,keyCertSign,cRLSign" : "critical,digitalSignature");
   add_extension(c, signer, NID_subject_key_identifier, "hash");
   add_extension(c, signer, NID_authority_key_identifier, "keyid:always");
   if (!ca) {
@@ -101,7 +110,8 @@ bool is_ip(const std::string& name) {
 }
 
 std::string describe(const CertProfile& p) {
-  std::string text = std::string(to_string(p.key_type)) + "/" + std::to_string(p.intermediates) + "/" + p.root_name;
+  std::string text = std::string(to_string(p.key_type)) + "/" + std::to_string(p.intermediates) +
+                     "/" + p.root_name;
   for (const auto& n : p.names) text += "/" + n;
   return text;
 }
@@ -114,12 +124,14 @@ std::uint64_t fnv1a(const std::string& text) {
 
 Credentials generate(const CertProfile& p) {
   const DeterministicRandom random(fnv1a(describe(p)));
-  // One key per role: the intermediates share theirs (distinct RSA-4096 keys would take seconds each).
+  // One key per role: the intermediates share theirs (distinct RSA-4096 keys would take seconds
+  // each).
   const Key root_key = generate_key(p.key_type);
   const Key ca_key = generate_key(p.key_type);
   const Key leaf_key = generate_key(p.key_type);
   std::string alt;
-  for (const auto& n : p.names) alt += (alt.empty() ? "" : ",") + std::string(is_ip(n) ? "IP:" : "DNS:") + n;
+  for (const auto& n : p.names)
+    alt += (alt.empty() ? "" : ",") + std::string(is_ip(n) ? "IP:" : "DNS:") + n;
   if (alt.empty()) throw std::invalid_argument("test certificates: no server names");
 
   long serial = 1;
@@ -128,17 +140,19 @@ Credentials generate(const CertProfile& p) {
   X509* issuer = root.get();
   EVP_PKEY* issuer_key = root_key.get();
   for (std::uint32_t i = 0; i < p.intermediates; ++i) {
-    intermediates.push_back(make_cert("twinbench intermediate CA " + std::to_string(i + 1), serial++, ca_key.get(),
-                                      issuer, issuer_key, true, {}));
+    intermediates.push_back(make_cert("twinbench intermediate CA " + std::to_string(i + 1),
+                                      serial++, ca_key.get(), issuer, issuer_key, true, {}));
     issuer = intermediates.back().get();
     issuer_key = ca_key.get();
   }
-  const Cert leaf = make_cert(p.names.front(), serial++, leaf_key.get(), issuer, issuer_key, false, alt);
+  const Cert leaf =
+      make_cert(p.names.front(), serial++, leaf_key.get(), issuer, issuer_key, false, alt);
 
   Credentials out;
   out.ca_pem = pem(root.get());
   out.chain_pem = pem(leaf.get());
-  for (auto it = intermediates.rbegin(); it != intermediates.rend(); ++it) out.chain_pem += pem(it->get());
+  for (auto it = intermediates.rbegin(); it != intermediates.rend(); ++it)
+    out.chain_pem += pem(it->get());
   out.key_pem = pem(leaf_key.get());
   return out;
 }
@@ -147,10 +161,14 @@ Credentials generate(const CertProfile& p) {
 
 const char* to_string(KeyType k) {
   switch (k) {
-    case KeyType::kRsa2048: return "rsa2048";
-    case KeyType::kRsa4096: return "rsa4096";
-    case KeyType::kEd25519: return "ed25519";
-    case KeyType::kEcdsaP256: return "ecdsa-p256";
+    case KeyType::kRsa2048:
+      return "rsa2048";
+    case KeyType::kRsa4096:
+      return "rsa4096";
+    case KeyType::kEd25519:
+      return "ed25519";
+    case KeyType::kEcdsaP256:
+      return "ecdsa-p256";
   }
   return "?";
 }

@@ -37,7 +37,8 @@ int select_alpn(SSL*, const unsigned char** out, unsigned char* out_len, const u
 
 }  // namespace
 
-TlsServerContext::TlsServerContext(const TlsServerConfig& config) : ctx_(SSL_CTX_new(TLS_server_method())) {
+TlsServerContext::TlsServerContext(const TlsServerConfig& config)
+    : ctx_(SSL_CTX_new(TLS_server_method())) {
   ERR_clear_error();
   if (!ctx_) throw std::runtime_error(openssl_error("TLS server context"));
   auto fail = [&](const char* what) {
@@ -64,7 +65,8 @@ TlsServerContext::TlsServerContext(const TlsServerConfig& config) : ctx_(SSL_CTX
   BIO* key_bio = BIO_new_mem_buf(config.key_pem.data(), static_cast<int>(config.key_pem.size()));
   EVP_PKEY* key = PEM_read_bio_PrivateKey(key_bio, nullptr, nullptr, nullptr);
   BIO_free(key_bio);
-  const bool key_ok = key && SSL_CTX_use_PrivateKey(ctx_, key) == 1 && SSL_CTX_check_private_key(ctx_) == 1;
+  const bool key_ok =
+      key && SSL_CTX_use_PrivateKey(ctx_, key) == 1 && SSL_CTX_check_private_key(ctx_) == 1;
   EVP_PKEY_free(key);
   if (!key_ok) fail("TLS server key");
   SSL_CTX_set_alpn_select_cb(ctx_, select_alpn, nullptr);
@@ -80,8 +82,8 @@ struct TlsServerConnection::Impl {
   std::shared_ptr<const TlsServerContext> context;
   ServerConnection inner;
   SSL* ssl;
-  BIO* in;   // ciphertext received, read by OpenSSL
-  BIO* out;  // ciphertext OpenSSL produced, not yet handed out
+  BIO* in;                         // ciphertext received, read by OpenSSL
+  BIO* out;                        // ciphertext OpenSSL produced, not yet handed out
   std::vector<std::byte> pending;  // the current write (valid until write_done)
   bool failed = false;
   bool peer_closed = false;
@@ -89,8 +91,11 @@ struct TlsServerConnection::Impl {
   std::string error;
 
   Impl(std::shared_ptr<const TlsServerContext> ctx, ServerConfig config)
-      : context(std::move(ctx)), inner(config), ssl(SSL_new(context->native())),
-        in(BIO_new(BIO_s_mem())), out(BIO_new(BIO_s_mem())) {
+      : context(std::move(ctx)),
+        inner(config),
+        ssl(SSL_new(context->native())),
+        in(BIO_new(BIO_s_mem())),
+        out(BIO_new(BIO_s_mem())) {
     if (!ssl || !in || !out) throw std::runtime_error("TLS server connection: out of memory");
     BIO_set_mem_eof_return(in, -1);  // an empty input BIO means "wait", not end of stream
     SSL_set_bio(ssl, in, out);
@@ -127,8 +132,10 @@ struct TlsServerConnection::Impl {
         continue;
       }
       const int e = SSL_get_error(ssl, n);
-      if (e == SSL_ERROR_ZERO_RETURN) inner.on_peer_closed();  // close_notify
-      else if (e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE) fail("TLS read");
+      if (e == SSL_ERROR_ZERO_RETURN)
+        inner.on_peer_closed();  // close_notify
+      else if (e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE)
+        fail("TLS read");
       return;
     }
   }
@@ -141,8 +148,10 @@ struct TlsServerConnection::Impl {
       const auto plain = inner.next_write();
       if (!plain.empty()) {
         ERR_clear_error();
-        if (SSL_write(ssl, plain.data(), static_cast<int>(plain.size())) <= 0) fail("TLS write");
-        else inner.write_done();
+        if (SSL_write(ssl, plain.data(), static_cast<int>(plain.size())) <= 0)
+          fail("TLS write");
+        else
+          inner.write_done();
       } else if (inner.should_close() && !shutdown_sent) {
         shutdown_sent = true;
         SSL_shutdown(ssl);  // close_notify before the TCP close
@@ -155,7 +164,8 @@ struct TlsServerConnection::Impl {
   }
 };
 
-TlsServerConnection::TlsServerConnection(std::shared_ptr<const TlsServerContext> context, ServerConfig config)
+TlsServerConnection::TlsServerConnection(std::shared_ptr<const TlsServerContext> context,
+                                         ServerConfig config)
     : impl_(std::make_unique<Impl>(std::move(context), config)) {}
 TlsServerConnection::~TlsServerConnection() = default;
 
@@ -175,7 +185,9 @@ bool TlsServerConnection::should_close() const {
   return impl_->closing() && notified && flushed;
 }
 
-std::uint64_t TlsServerConnection::requests_served() const { return impl_->inner.requests_served(); }
+std::uint64_t TlsServerConnection::requests_served() const {
+  return impl_->inner.requests_served();
+}
 bool TlsServerConnection::handshaking() const { return !impl_->failed && !impl_->established(); }
 const std::string& TlsServerConnection::error() const { return impl_->error; }
 

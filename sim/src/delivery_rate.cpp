@@ -24,7 +24,8 @@ ns3::TypeId DeliveryRateEstimator::GetTypeId() {
 // OnPacketSent: each packet remembers the connection's delivery state at its (re)transmission.
 void DeliveryRateEstimator::SkbSent(ns3::TcpTxItem* skb, bool is_start_of_transmission) {
   if (is_start_of_transmission) {
-    // Nothing in flight: the sampling interval starts now, not at the last ACK of an earlier flight.
+    // Nothing in flight: the sampling interval starts now, not at the last ACK of an earlier
+    // flight.
     connection_.m_firstSentTime = ns3::Simulator::Now();
     connection_.m_deliveredTime = ns3::Simulator::Now();
   }
@@ -58,22 +59,24 @@ void DeliveryRateEstimator::SkbDelivered(ns3::TcpTxItem* skb) {
 }
 
 // The draft's CheckIfApplicationLimited, on each transmit attempt.
-void DeliveryRateEstimator::CalculateAppLimited(uint32_t cwnd, uint32_t in_flight, uint32_t segment_size,
+void DeliveryRateEstimator::CalculateAppLimited(uint32_t cwnd, uint32_t in_flight,
+                                                uint32_t segment_size,
                                                 const ns3::SequenceNumber32& tail_seq,
-                                                const ns3::SequenceNumber32& next_tx, uint32_t lost_out,
-                                                uint32_t retrans_out) {
+                                                const ns3::SequenceNumber32& next_tx,
+                                                uint32_t lost_out, uint32_t retrans_out) {
   const bool little_to_send = tail_seq - next_tx < static_cast<int32_t>(segment_size);
   if (little_to_send && in_flight < cwnd && lost_out <= retrans_out) {
-    connection_.m_appLimited = static_cast<uint32_t>(std::max<uint64_t>(connection_.m_delivered + in_flight, 1));
+    connection_.m_appLimited =
+        static_cast<uint32_t>(std::max<uint64_t>(connection_.m_delivered + in_flight, 1));
   }
 }
 
 // GenerateRateSample, once per ACK after its packets were delivered; the next ACK starts afresh.
-const ns3::TcpRateOps::TcpRateSample& DeliveryRateEstimator::GenerateSample(uint32_t delivered, uint32_t lost,
-                                                                             bool is_sack_reneg,
-                                                                             uint32_t prior_in_flight,
-                                                                             const ns3::Time& min_rtt) {
-  if (connection_.m_appLimited != 0 && connection_.m_delivered > connection_.m_appLimited) connection_.m_appLimited = 0;
+const ns3::TcpRateOps::TcpRateSample& DeliveryRateEstimator::GenerateSample(
+    uint32_t delivered, uint32_t lost, bool is_sack_reneg, uint32_t prior_in_flight,
+    const ns3::Time& min_rtt) {
+  if (connection_.m_appLimited != 0 && connection_.m_delivered > connection_.m_appLimited)
+    connection_.m_appLimited = 0;
 
   TcpRateSample rs = sample_;
   rs.m_ackedSacked = delivered;
@@ -95,10 +98,12 @@ const ns3::TcpRateOps::TcpRateSample& DeliveryRateEstimator::GenerateSample(uint
     last_sample_ = rs;
     return last_sample_;
   }
-  rs.m_deliveryRate = ns3::DataRate(static_cast<uint64_t>(rs.m_delivered * 8.0 / rs.m_interval.GetSeconds()));
+  rs.m_deliveryRate =
+      ns3::DataRate(static_cast<uint64_t>(rs.m_delivered * 8.0 / rs.m_interval.GetSeconds()));
   // The connection's last non-app-limited (or highest app-limited) rate, like tcp_info's.
-  if (!rs.m_isAppLimited || static_cast<double>(rs.m_delivered) * connection_.m_rateInterval.GetSeconds() >=
-                                static_cast<double>(connection_.m_rateDelivered) * rs.m_interval.GetSeconds()) {
+  if (!rs.m_isAppLimited ||
+      static_cast<double>(rs.m_delivered) * connection_.m_rateInterval.GetSeconds() >=
+          static_cast<double>(connection_.m_rateDelivered) * rs.m_interval.GetSeconds()) {
     connection_.m_rateDelivered = rs.m_delivered;
     connection_.m_rateInterval = rs.m_interval;
     connection_.m_rateAppLimited = rs.m_isAppLimited;

@@ -12,28 +12,33 @@ ns3::TypeId LinuxBbr::GetTypeId() {
 
 template <typename Call>
 void LinuxBbr::with_margin(ns3::TcpSocketState& tcb, Call call) {
-  // Another writer (the socket's initial rate) leaves a rate that is not ours: TcpBbr sees it as is.
-  // (m_pacingRate is traced: a PacingRate trace sees the unmargined rate briefly, then ours.)
+  // Another writer (the socket's initial rate) leaves a rate that is not ours: TcpBbr sees it as
+  // is. (m_pacingRate is traced: a PacingRate trace sees the unmargined rate briefly, then ours.)
   if (tcb.m_pacingRate.Get() == margined_rate_) tcb.m_pacingRate = bbr_rate_;
   const ns3::DataRate before = tcb.m_pacingRate;
   call();
-  if (tcb.m_pacingRate.Get() == before && before != bbr_rate_) return;  // TcpBbr did not pace this flow yet
+  if (tcb.m_pacingRate.Get() == before && before != bbr_rate_)
+    return;  // TcpBbr did not pace this flow yet
   bbr_rate_ = tcb.m_pacingRate;
-  const auto bits = static_cast<double>(bbr_rate_.GetBitRate()) * (100.0 - kPacingMarginPercent) / 100.0;
+  const auto bits =
+      static_cast<double>(bbr_rate_.GetBitRate()) * (100.0 - kPacingMarginPercent) / 100.0;
   margined_rate_ = ns3::DataRate(static_cast<std::uint64_t>(bits));
   tcb.m_pacingRate = margined_rate_;
 }
 
-void LinuxBbr::CongControl(ns3::Ptr<ns3::TcpSocketState> tcb, const ns3::TcpRateOps::TcpRateConnection& rc,
+void LinuxBbr::CongControl(ns3::Ptr<ns3::TcpSocketState> tcb,
+                           const ns3::TcpRateOps::TcpRateConnection& rc,
                            const ns3::TcpRateOps::TcpRateSample& rs) {
   with_margin(*tcb, [&] { TcpBbr::CongControl(tcb, rc, rs); });
 }
 
-void LinuxBbr::CongestionStateSet(ns3::Ptr<ns3::TcpSocketState> tcb, ns3::TcpSocketState::TcpCongState_t state) {
+void LinuxBbr::CongestionStateSet(ns3::Ptr<ns3::TcpSocketState> tcb,
+                                  ns3::TcpSocketState::TcpCongState_t state) {
   with_margin(*tcb, [&] { TcpBbr::CongestionStateSet(tcb, state); });
 }
 
-void LinuxBbr::CwndEvent(ns3::Ptr<ns3::TcpSocketState> tcb, ns3::TcpSocketState::TcpCAEvent_t event) {
+void LinuxBbr::CwndEvent(ns3::Ptr<ns3::TcpSocketState> tcb,
+                         ns3::TcpSocketState::TcpCAEvent_t event) {
   with_margin(*tcb, [&] { TcpBbr::CwndEvent(tcb, event); });
 }
 

@@ -34,7 +34,8 @@ LinuxTcpSocket::~LinuxTcpSocket() { reorder_timer_.Cancel(); }
 int LinuxTcpSocket::Send(Ptr<ns3::Packet> p, uint32_t flags) {
   restart_window_if_idle();
   const int accepted = TcpSocketBase::Send(p, flags);
-  if (accepted > 0 && (m_state == ESTABLISHED || m_state == CLOSE_WAIT)) SendPendingData(m_connected);
+  if (accepted > 0 && (m_state == ESTABLISHED || m_state == CLOSE_WAIT))
+    SendPendingData(m_connected);
   return accepted;
 }
 
@@ -64,7 +65,8 @@ std::size_t LinuxTcpSocket::read(std::span<std::byte> out) {
 // TcpSocketBase::Recv, reading what take_in_order_data took out of the receive buffer.
 Ptr<ns3::Packet> LinuxTcpSocket::Recv(uint32_t max_size, uint32_t flags) {
   NS_ABORT_MSG_IF(flags, "use of flags is not supported in LinuxTcpSocket::Recv()");
-  if (receive_buffer_used() == 0 && m_state == CLOSE_WAIT) return ns3::Create<ns3::Packet>();  // EOF
+  if (receive_buffer_used() == 0 && m_state == CLOSE_WAIT)
+    return ns3::Create<ns3::Packet>();  // EOF
   const uint32_t size = std::min(max_size, unread_bytes_);
   if (size == 0) return nullptr;
   const auto data = std::make_unique_for_overwrite<std::byte[]>(size);  // read() fills all of it
@@ -72,7 +74,9 @@ Ptr<ns3::Packet> LinuxTcpSocket::Recv(uint32_t max_size, uint32_t flags) {
   return ns3::Create<ns3::Packet>(reinterpret_cast<const uint8_t*>(data.get()), size);
 }
 
-uint32_t LinuxTcpSocket::GetRxAvailable() const { return unread_bytes_ + m_tcb->m_rxBuffer->Available(); }
+uint32_t LinuxTcpSocket::GetRxAvailable() const {
+  return unread_bytes_ + m_tcb->m_rxBuffer->Available();
+}
 
 // TcpSocketBase::Close resets the connection when unread data remains; so does this one when the
 // unread data is here.
@@ -129,12 +133,16 @@ std::uint32_t LinuxTcpSocket::receive_buffer_capacity() const {
   return m_tcb->m_rxBuffer->MaxBufferSize() + unread_bytes_;
 }
 
-std::uint32_t LinuxTcpSocket::receive_buffer_used() const { return m_tcb->m_rxBuffer->Size() + unread_bytes_; }
+std::uint32_t LinuxTcpSocket::receive_buffer_used() const {
+  return m_tcb->m_rxBuffer->Size() + unread_bytes_;
+}
 
 Ptr<ns3::TcpSocketBase> LinuxTcpSocket::Fork() {
   auto copy = ns3::CopyObject<LinuxTcpSocket>(this);
-  copy->m_rateOps = ns3::CreateObject<DeliveryRateEstimator>();  // the base copy made a TcpRateLinux
-  copy->m_txBuffer->SetRWndCallback(ns3::MakeCallback(&LinuxTcpSocket::window_for_new_data, ns3::PeekPointer(copy)));
+  copy->m_rateOps =
+      ns3::CreateObject<DeliveryRateEstimator>();  // the base copy made a TcpRateLinux
+  copy->m_txBuffer->SetRWndCallback(
+      ns3::MakeCallback(&LinuxTcpSocket::window_for_new_data, ns3::PeekPointer(copy)));
   return copy;
 }
 
@@ -163,7 +171,8 @@ void LinuxTcpSocket::SendEmptyPacket(uint8_t flags) {
 
 void LinuxTcpSocket::ReceivedAck(Ptr<ns3::Packet> packet, const ns3::TcpHeader& header) {
   // Before the base class acts on the ACK, which ends by sending pending data.
-  if (small_segment_outstanding_ && header.GetAckNumber() >= small_segment_end_) set_small_segment_outstanding(false);
+  if (small_segment_outstanding_ && header.GetAckNumber() >= small_segment_end_)
+    set_small_segment_outstanding(false);
   forget_sacked_retransmissions(header);
   count_short_segments_as_packets(header.GetAckNumber());
   TcpSocketBase::ReceivedAck(packet, header);
@@ -181,8 +190,10 @@ void LinuxTcpSocket::ReceivedAck(Ptr<ns3::Packet> packet, const ns3::TcpHeader& 
 // deadline), the flight is marked lost: exact in the second case; in the first, segments sent
 // within the last RTT are resent early (at most one window of duplicates, versus Linux).
 void LinuxTcpSocket::detect_lost_retransmissions() {
-  retransmitted_at_.erase(retransmitted_at_.begin(), retransmitted_at_.lower_bound(m_txBuffer->HeadSequence()));
-  if (m_tcb->m_congState != TcpSocketState::CA_RECOVERY || m_txBuffer->GetRetransmitsCount() == 0) return;
+  retransmitted_at_.erase(retransmitted_at_.begin(),
+                          retransmitted_at_.lower_bound(m_txBuffer->HeadSequence()));
+  if (m_tcb->m_congState != TcpSocketState::CA_RECOVERY || m_txBuffer->GetRetransmitsCount() == 0)
+    return;
   const ns3::Time now = ns3::Simulator::Now();
   const ns3::Time reo_wnd = m_tcb->m_minRtt == ns3::Time::Max() ? ns3::Time() : m_tcb->m_minRtt / 4;
   const ns3::Time window = m_rtt->GetEstimate() + reo_wnd;
@@ -206,21 +217,25 @@ void LinuxTcpSocket::detect_lost_retransmissions() {
     m_txBuffer->SetSentListLost(false);
     retransmitted_at_.clear();
     SendPendingData(m_connected);
-  } else if (next_check != ns3::Time::Max() && (!reorder_timer_.IsRunning() || reorder_deadline_ != next_check)) {
+  } else if (next_check != ns3::Time::Max() &&
+             (!reorder_timer_.IsRunning() || reorder_deadline_ != next_check)) {
     reorder_timer_.Cancel();
     reorder_deadline_ = next_check;
     // A raw pointer, as ns-3's own timers: a Ptr in the event would keep the socket alive through
     // its own EventId (a leak once the simulation ends first); the destructor cancels it.
-    reorder_timer_ = ns3::Simulator::Schedule(next_check - now, &LinuxTcpSocket::detect_lost_retransmissions, this);
+    reorder_timer_ = ns3::Simulator::Schedule(next_check - now,
+                                              &LinuxTcpSocket::detect_lost_retransmissions, this);
   }
 }
 
 // Retransmissions the receiver has SACKed are delivered, not candidates for RACK.
 void LinuxTcpSocket::forget_sacked_retransmissions(const ns3::TcpHeader& header) {
   if (retransmitted_at_.empty() || !header.HasOption(ns3::TcpOption::SACK)) return;
-  const auto sack = ns3::DynamicCast<const ns3::TcpOptionSack>(header.GetOption(ns3::TcpOption::SACK));
+  const auto sack =
+      ns3::DynamicCast<const ns3::TcpOptionSack>(header.GetOption(ns3::TcpOption::SACK));
   for (const auto& [begin, end] : sack->GetSackList()) {
-    retransmitted_at_.erase(retransmitted_at_.lower_bound(begin), retransmitted_at_.lower_bound(end));
+    retransmitted_at_.erase(retransmitted_at_.lower_bound(begin),
+                            retransmitted_at_.lower_bound(end));
   }
 }
 
@@ -243,7 +258,8 @@ uint32_t LinuxTcpSocket::window_for_new_data() const {
 // carries makes a fully acked short segment count as one.
 void LinuxTcpSocket::count_short_segments_as_packets(ns3::SequenceNumber32 ack) {
   auto end = short_segments_.begin();
-  for (; end != short_segments_.end() && end->first <= ack; ++end) m_bytesAckedNotProcessed += end->second;
+  for (; end != short_segments_.end() && end->first <= ack; ++end)
+    m_bytesAckedNotProcessed += end->second;
   short_segments_.erase(short_segments_.begin(), end);
 }
 
@@ -258,7 +274,8 @@ void LinuxTcpSocket::set_small_segment_outstanding(bool outstanding) {
 // like tcp_skb_entail. Congestion controls that own the window (BBR: HasCongControl, Linux
 // cong_control) handle idle themselves.
 void LinuxTcpSocket::restart_window_if_idle() {
-  if (!slow_start_after_idle_ || !has_sent_data_ || m_congestionControl->HasCongControl() || UnAckDataCount() > 0)
+  if (!slow_start_after_idle_ || !has_sent_data_ || m_congestionControl->HasCongControl() ||
+      UnAckDataCount() > 0)
     return;
   const ns3::Time rto = m_rto.Get();
   std::int64_t idle = (ns3::Simulator::Now() - last_data_sent_).GetNanoSeconds();
@@ -268,7 +285,8 @@ void LinuxTcpSocket::restart_window_if_idle() {
   std::uint32_t cwnd = m_tcb->m_cWnd.Get();
   const std::uint32_t restart = std::min(m_tcb->m_initialCWnd * m_tcb->m_segmentSize, cwnd);
   // tcp_current_ssthresh: keep ssthresh in CWR/recovery, else at least 3/4 of cwnd.
-  if (m_tcb->m_congState != TcpSocketState::CA_CWR && m_tcb->m_congState != TcpSocketState::CA_RECOVERY)
+  if (m_tcb->m_congState != TcpSocketState::CA_CWR &&
+      m_tcb->m_congState != TcpSocketState::CA_RECOVERY)
     m_tcb->m_ssThresh = std::max(m_tcb->m_ssThresh.Get(), (cwnd >> 1) + (cwnd >> 2));
   while ((idle -= rto.GetNanoSeconds()) > 0 && cwnd > restart) cwnd >>= 1;
   m_tcb->m_cWnd = std::max(cwnd, restart);
@@ -281,7 +299,7 @@ void LinuxTcpSocket::restart_window_if_idle() {
 // are exact rather than jiffies; DelAckTimeout is Linux's TCP_ATO_MIN = TCP_DELACK_MIN.
 
 namespace {
-const ns3::Time kDelackMax = ns3::MilliSeconds(200);  // TCP_DELACK_MAX
+const ns3::Time kDelackMax = ns3::MilliSeconds(200);   // TCP_DELACK_MAX
 const ns3::Time kHalfSecond = ns3::MilliSeconds(500);  // HZ / 2 in tcp_send_delayed_ack
 }  // namespace
 
@@ -302,14 +320,14 @@ void LinuxTcpSocket::ReceivedData(Ptr<ns3::Packet> packet, const ns3::TcpHeader&
   take_in_order_data();
   const bool in_order = header.GetSequenceNumber() <= expected;
   if (in_order) {
-    const std::int64_t new_bytes = std::min<std::int64_t>(header.GetSequenceNumber() + size - expected,
-                                                          rx.NextRxSequence() - expected);
+    const std::int64_t new_bytes = std::min<std::int64_t>(
+        header.GetSequenceNumber() + size - expected, rx.NextRxSequence() - expected);
     on_data_received(static_cast<uint32_t>(new_bytes));
   } else {
     ack_.scheduled = true;  // tcp_data_queue_ofo: out of order, ACKed (SACKed) at once below
   }
-  const bool gap = rx.Size() > 0;                                  // data still out of order
-  const bool gap_filled = rx.NextRxSequence() > expected + size;   // RFC 5681 4.2: ACK at once
+  const bool gap = rx.Size() > 0;                                 // data still out of order
+  const bool gap_filled = rx.NextRxSequence() > expected + size;  // RFC 5681 4.2: ACK at once
   if (!in_order || gap || gap_filled) {
     m_congestionControl->CwndEvent(m_tcb, TcpSocketState::CA_EVENT_NON_DELAYED_ACK);
     send_ack();
@@ -398,7 +416,8 @@ void LinuxTcpSocket::ack_send_check() {
   const std::int64_t window_now = rx.MaxRxSequence() - rx.NextRxSequence();
   const std::int64_t window_sent = advertised_right_edge_ - ack_.rcv_wup;
   const bool edge_advances =
-      window_now >= window_sent || 2 * (receive_buffer_capacity() - receive_buffer_used()) >= receive_buffer_capacity();
+      window_now >= window_sent ||
+      2 * (receive_buffer_capacity() - receive_buffer_used()) >= receive_buffer_capacity();
   if ((unacked > ack_.rcv_mss && edge_advances) || in_quickack_mode()) {
     m_congestionControl->CwndEvent(m_tcb, TcpSocketState::CA_EVENT_NON_DELAYED_ACK);
     send_ack();
@@ -501,12 +520,15 @@ void LinuxTcpSocket::cleanup_after_read(std::uint32_t copied) {
   bool time_to_ack = false;
   if (ack_.scheduled) {
     time_to_ack = rx.NextRxSequence() - ack_.rcv_wup > static_cast<std::int64_t>(ack_.rcv_mss) ||
-                  (copied > 0 && (ack_.pushed2 || (ack_.pushed && !in_pingpong_mode())) && receive_buffer_used() == 0);
+                  (copied > 0 && (ack_.pushed2 || (ack_.pushed && !in_pingpong_mode())) &&
+                   receive_buffer_used() == 0);
   }
   if (!time_to_ack && !rx.GotFin()) {
-    const std::int64_t remaining = std::max<std::int64_t>(advertised_right_edge_ - rx.NextRxSequence(), 0);
+    const std::int64_t remaining =
+        std::max<std::int64_t>(advertised_right_edge_ - rx.NextRxSequence(), 0);
     const std::int64_t now_open = rx.MaxRxSequence() - rx.NextRxSequence();
-    time_to_ack = 2 * remaining <= receive_buffer_capacity() && now_open > 0 && now_open >= 2 * remaining;
+    time_to_ack =
+        2 * remaining <= receive_buffer_capacity() && now_open > 0 && now_open >= 2 * remaining;
   }
   if (time_to_ack) send_ack();
 }
@@ -515,17 +537,20 @@ namespace {
 
 ns3::TypeId congestion_type(scenario::CongestionControl cc) {
   switch (cc) {
-    case scenario::CongestionControl::kBbr: return LinuxBbr::GetTypeId();
-    case scenario::CongestionControl::kNewReno: return ns3::TcpNewReno::GetTypeId();
-    case scenario::CongestionControl::kCubic: break;
+    case scenario::CongestionControl::kBbr:
+      return LinuxBbr::GetTypeId();
+    case scenario::CongestionControl::kNewReno:
+      return ns3::TcpNewReno::GetTypeId();
+    case scenario::CongestionControl::kCubic:
+      break;
   }
   return ns3::TcpCubic::GetTypeId();
 }
 
 }  // namespace
 
-Ptr<LinuxTcpSocket> create_tcp_socket(Ptr<ns3::Node> node, const scenario::ResolvedTcp& tcp, std::uint32_t mtu_bytes,
-                                      std::int64_t stream) {
+Ptr<LinuxTcpSocket> create_tcp_socket(Ptr<ns3::Node> node, const scenario::ResolvedTcp& tcp,
+                                      std::uint32_t mtu_bytes, std::int64_t stream) {
   auto socket = ns3::CreateObject<LinuxTcpSocket>();
   ns3::ObjectFactory factory(congestion_type(tcp.congestion_control).GetName());
   auto congestion = factory.Create<ns3::TcpCongestionOps>();
@@ -547,19 +572,23 @@ Ptr<LinuxTcpSocket> create_tcp_socket(Ptr<ns3::Node> node, const scenario::Resol
   socket->SetCongestionControlAlgorithm(congestion);
   socket->SetRecoveryAlgorithm(ns3::CreateObject<ns3::TcpPrrRecovery>());
   socket->m_rateOps = ns3::CreateObject<DeliveryRateEstimator>();
-  socket->m_txBuffer->SetRWndCallback(ns3::MakeCallback(&LinuxTcpSocket::window_for_new_data, ns3::PeekPointer(socket)));
+  socket->m_txBuffer->SetRWndCallback(
+      ns3::MakeCallback(&LinuxTcpSocket::window_for_new_data, ns3::PeekPointer(socket)));
 
   const ns3::Time min_rto = ns3::MicroSeconds(static_cast<std::int64_t>(tcp.min_rto_ms * 1000));
   socket->SetAttribute("SegmentSize", ns3::UintegerValue(tcp.segment_size(mtu_bytes)));
   socket->SetAttribute("InitialCwnd", ns3::UintegerValue(tcp.initial_cwnd_segments));
   socket->SetAttribute("SndBufSize", ns3::UintegerValue(tcp.send_buffer_bytes));
   socket->SetAttribute("RcvBufSize", ns3::UintegerValue(tcp.receive_buffer_bytes));
-  socket->SetAttribute("DelAckTimeout",
-                       ns3::TimeValue(ns3::MicroSeconds(static_cast<std::int64_t>(tcp.delayed_ack_ms * 1000))));
+  socket->SetAttribute(
+      "DelAckTimeout",
+      ns3::TimeValue(ns3::MicroSeconds(static_cast<std::int64_t>(tcp.delayed_ack_ms * 1000))));
   // DelAckCount is unused: LinuxTcpSocket::ReceivedData makes Linux's ACK decision.
   socket->SetAttribute("MinRto", ns3::TimeValue(min_rto));
-  socket->SetAttribute("ConnTimeout", ns3::TimeValue(ns3::Seconds(1)));  // Linux TCP_TIMEOUT_INIT (SYN RTO)
-  socket->SetAttribute("PersistTimeout", ns3::TimeValue(min_rto));       // Linux probes a zero window at the RTO
+  socket->SetAttribute("ConnTimeout",
+                       ns3::TimeValue(ns3::Seconds(1)));  // Linux TCP_TIMEOUT_INIT (SYN RTO)
+  socket->SetAttribute("PersistTimeout",
+                       ns3::TimeValue(min_rto));  // Linux probes a zero window at the RTO
   // ns-3 holds TIME_WAIT for 2 MSL of 120 s; Linux for TCP_TIMEWAIT_LEN, 60 s. Each connection in
   // TIME_WAIT keeps its endpoint, which every arriving packet's demultiplexing walks past.
   socket->SetAttribute("MaxSegLifetime", ns3::DoubleValue(30));

@@ -70,14 +70,17 @@ UpdateFunction library_update() {
 }
 
 CreateOptionFunction library_create_option() {
-  static const auto function = reinterpret_cast<CreateOptionFunction>(library_symbol(kCreateOptionSymbol));
+  static const auto function =
+      reinterpret_cast<CreateOptionFunction>(library_symbol(kCreateOptionSymbol));
   return function;
 }
 
 }  // namespace tb::sim
 
-bool ns3::TcpTxBuffer::NextSeg(SequenceNumber32* seq, SequenceNumber32* seqHigh, bool isRecovery) const {
-  if (m_lostOut > 0 || isRecovery) return tb::sim::library_next_seg()(this, seq, seqHigh, isRecovery);
+bool ns3::TcpTxBuffer::NextSeg(SequenceNumber32* seq, SequenceNumber32* seqHigh,
+                               bool isRecovery) const {
+  if (m_lostOut > 0 || isRecovery)
+    return tb::sim::library_next_seg()(this, seq, seqHigh, isRecovery);
   // Rule 2: unsent data, if the receiver's window allows (ns-3's comparison and clamp).
   const SequenceNumber32 high_data = m_firstByteSeq + m_sentSize;
   if (SizeFromSequence(high_data) == 0) return false;
@@ -96,11 +99,13 @@ uint32_t bytes_between(ns3::SequenceNumber32 a, ns3::SequenceNumber32 b) {
 
 }  // namespace
 
-uint32_t ns3::TcpTxBuffer::Update(const TcpOptionSack::SackList& list, const Callback<void, TcpTxItem*>& sackedCb) {
+uint32_t ns3::TcpTxBuffer::Update(const TcpOptionSack::SackList& list,
+                                  const Callback<void, TcpTxItem*>& sackedCb) {
   uint32_t bytes_sacked = 0;
   const SequenceNumber32 sent_end = m_firstByteSeq + m_sentSize;
   for (const auto& block : list) {
-    // A block beyond the data sent ends the update at once, without recounting losses (ns-3's rule).
+    // A block beyond the data sent ends the update at once, without recounting losses (ns-3's
+    // rule).
     if (sent_end < block.first) return bytes_sacked;
     // The walk starts at the last item beginning at or before the block, found from the nearest
     // item whose sequence number is known: the head, the highest SACKed item or the end.
@@ -124,7 +129,8 @@ uint32_t ns3::TcpTxBuffer::Update(const TcpOptionSack::SackList& list, const Cal
       begin += (*item)->m_packet->GetSize();
       ++item;
     }
-    // Only an item lying wholly within the block is marked; the first one reaching past it ends the walk.
+    // Only an item lying wholly within the block is marked; the first one reaching past it ends the
+    // walk.
     for (; item != m_sentList.end(); ++item) {
       const uint32_t size = (*item)->m_packet->GetSize();
       if (begin >= block.first && begin + size <= block.second) {
@@ -154,14 +160,22 @@ uint32_t ns3::TcpTxBuffer::Update(const TcpOptionSack::SackList& list, const Cal
 
 ns3::Ptr<ns3::TcpOption> ns3::TcpOption::CreateOption(uint8_t kind) {
   switch (kind) {
-    case END: return CreateObject<TcpOptionEnd>();
-    case MSS: return CreateObject<TcpOptionMSS>();
-    case NOP: return CreateObject<TcpOptionNOP>();
-    case TS: return CreateObject<TcpOptionTS>();
-    case WINSCALE: return CreateObject<TcpOptionWinScale>();
-    case SACKPERMITTED: return CreateObject<TcpOptionSackPermitted>();
-    case SACK: return CreateObject<TcpOptionSack>();
-    default: return CreateObject<TcpOptionUnknown>();
+    case END:
+      return CreateObject<TcpOptionEnd>();
+    case MSS:
+      return CreateObject<TcpOptionMSS>();
+    case NOP:
+      return CreateObject<TcpOptionNOP>();
+    case TS:
+      return CreateObject<TcpOptionTS>();
+    case WINSCALE:
+      return CreateObject<TcpOptionWinScale>();
+    case SACKPERMITTED:
+      return CreateObject<TcpOptionSackPermitted>();
+    case SACK:
+      return CreateObject<TcpOptionSack>();
+    default:
+      return CreateObject<TcpOptionUnknown>();
   }
 }
 

@@ -28,14 +28,14 @@ void NsScheduler::check_done() {
   if (done_ != nullptr && (*done_)()) ns3::Simulator::Stop();
 }
 
-bool NsScheduler::run_until(const std::function<bool()>& done, tb::Duration timeout, tb::Duration poll) {
+bool NsScheduler::run_until(const std::function<bool()>& done, tb::Duration timeout,
+                            tb::Duration poll) {
   if (done()) return true;
   done_ = &done;
   // Our own stop event rather than Simulator::Stop(delay), which cannot be cancelled and would
   // stop a later run.
-  const ns3::EventId deadline = ns3::Simulator::Schedule(ns3::NanoSeconds(timeout.count()), [] {
-    ns3::Simulator::Stop();
-  });
+  const ns3::EventId deadline =
+      ns3::Simulator::Schedule(ns3::NanoSeconds(timeout.count()), [] { ns3::Simulator::Stop(); });
   ns3::EventId poller;
   std::function<void()> poll_once = [&] {
     check_done();

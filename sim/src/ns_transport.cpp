@@ -16,7 +16,8 @@ using ns3::MakeNullCallback;
 using ns3::Ptr;
 using ns3::Socket;
 
-NsTransport::NsTransport(Ptr<LinuxTcpSocket> socket, std::shared_ptr<const ActivityCallback> on_activity)
+NsTransport::NsTransport(Ptr<LinuxTcpSocket> socket,
+                         std::shared_ptr<const ActivityCallback> on_activity)
     : socket_(std::move(socket)), on_activity_(std::move(on_activity)) {}
 
 NsTransport::~NsTransport() {
@@ -28,7 +29,8 @@ NsTransport::~NsTransport() {
 void NsTransport::connect(const Endpoint& to) {
   if (status_ != TransportStatus::kIdle) return fail("connect() called twice");
   in_addr parsed{};
-  if (inet_pton(AF_INET, to.address.c_str(), &parsed) != 1) return fail("not an IPv4 address: " + to.address);
+  if (inet_pton(AF_INET, to.address.c_str(), &parsed) != 1)
+    return fail("not an IPv4 address: " + to.address);
   socket_->SetConnectCallback(MakeCallback(&NsTransport::on_connected, this),
                               MakeCallback(&NsTransport::on_connect_failed, this));
   socket_->SetCloseCallbacks(MakeCallback(&NsTransport::on_peer_closed, this),
@@ -36,7 +38,8 @@ void NsTransport::connect(const Endpoint& to) {
   socket_->SetRecvCallback(MakeCallback(&NsTransport::on_data, this));
   socket_->SetSendCallback(MakeCallback(&NsTransport::on_send_space, this));
   status_ = TransportStatus::kConnecting;
-  if (socket_->Connect(ns3::InetSocketAddress(ns3::Ipv4Address(ntohl(parsed.s_addr)), to.port)) != 0)
+  if (socket_->Connect(ns3::InetSocketAddress(ns3::Ipv4Address(ntohl(parsed.s_addr)), to.port)) !=
+      0)
     fail("connect failed (ns-3 errno " + std::to_string(socket_->GetErrno()) + ")");
 }
 
@@ -48,15 +51,18 @@ TransportStatus NsTransport::status() {
 
 std::size_t NsTransport::write_some(std::span<const std::byte> data) {
   if (status_ != TransportStatus::kConnected) return 0;
-  const auto n = static_cast<uint32_t>(std::min<std::size_t>(data.size(), socket_->GetTxAvailable()));
+  const auto n =
+      static_cast<uint32_t>(std::min<std::size_t>(data.size(), socket_->GetTxAvailable()));
   if (n == 0) return 0;
-  const int sent = socket_->Send(ns3::Create<ns3::Packet>(reinterpret_cast<const uint8_t*>(data.data()), n), 0);
+  const int sent =
+      socket_->Send(ns3::Create<ns3::Packet>(reinterpret_cast<const uint8_t*>(data.data()), n), 0);
   return sent > 0 ? static_cast<std::size_t>(sent) : 0;
 }
 
 ReadResult NsTransport::read_some(std::span<std::byte> out) {
   if (status_ == TransportStatus::kError) return {ReadResult::Kind::kError, 0};
-  if (status_ != TransportStatus::kConnected || out.empty()) return {ReadResult::Kind::kWouldBlock, 0};
+  if (status_ != TransportStatus::kConnected || out.empty())
+    return {ReadResult::Kind::kWouldBlock, 0};
   if (const std::size_t n = socket_->read(out); n > 0) return {ReadResult::Kind::kData, n};
   return {peer_closed_ ? ReadResult::Kind::kEof : ReadResult::Kind::kWouldBlock, 0};
 }
@@ -96,14 +102,17 @@ void NsTransport::on_data(Ptr<Socket>) { notify(); }
 void NsTransport::on_send_space(Ptr<Socket>, uint32_t) { notify(); }
 
 void NsTransport::fail(std::string why) {
-  if (status_ == TransportStatus::kClosed) return;  // we closed first; what follows is not our error
+  if (status_ == TransportStatus::kClosed)
+    return;  // we closed first; what follows is not our error
   status_ = TransportStatus::kError;
   error_ = std::move(why);
 }
 
 void NsTransport::detach() {
-  socket_->SetConnectCallback(MakeNullCallback<void, Ptr<Socket>>(), MakeNullCallback<void, Ptr<Socket>>());
-  socket_->SetCloseCallbacks(MakeNullCallback<void, Ptr<Socket>>(), MakeNullCallback<void, Ptr<Socket>>());
+  socket_->SetConnectCallback(MakeNullCallback<void, Ptr<Socket>>(),
+                              MakeNullCallback<void, Ptr<Socket>>());
+  socket_->SetCloseCallbacks(MakeNullCallback<void, Ptr<Socket>>(),
+                             MakeNullCallback<void, Ptr<Socket>>());
   socket_->SetRecvCallback(MakeNullCallback<void, Ptr<Socket>>());
   socket_->SetSendCallback(MakeNullCallback<void, Ptr<Socket>, uint32_t>());
 }
@@ -115,14 +124,17 @@ void NsTransport::notify() {
   notify_event_ = ns3::Simulator::ScheduleNow([this] { (*on_activity_)(); });
 }
 
-NsTransportFactory::NsTransportFactory(Ptr<ns3::Node> node, scenario::ResolvedTcp tcp, std::uint32_t mtu_bytes,
-                                       std::int64_t first_stream)
+NsTransportFactory::NsTransportFactory(Ptr<ns3::Node> node, scenario::ResolvedTcp tcp,
+                                       std::uint32_t mtu_bytes, std::int64_t first_stream)
     : node_(std::move(node)), tcp_(tcp), mtu_bytes_(mtu_bytes), next_stream_(first_stream) {}
 
 std::unique_ptr<Transport> NsTransportFactory::create() {
-  return std::make_unique<NsTransport>(create_tcp_socket(node_, tcp_, mtu_bytes_, next_stream_++), on_activity_);
+  return std::make_unique<NsTransport>(create_tcp_socket(node_, tcp_, mtu_bytes_, next_stream_++),
+                                       on_activity_);
 }
 
-void NsTransportFactory::set_activity_callback(ActivityCallback callback) { *on_activity_ = std::move(callback); }
+void NsTransportFactory::set_activity_callback(ActivityCallback callback) {
+  *on_activity_ = std::move(callback);
+}
 
 }  // namespace tb::sim

@@ -44,7 +44,8 @@ class CountingSink : public BodySink {
 std::string simulated_base_url(const twinbench::Scenario& s, const sim::SimNetwork& network) {
   const auto url = parse_url(s.target().base_url());
   const std::string host = url ? url->host : network.server_address();
-  return (runner::uses_tls(s) ? "https://" : "http://") + host + ":" + std::to_string(network.server_port());
+  return (runner::uses_tls(s) ? "https://" : "http://") + host + ":" +
+         std::to_string(network.server_port());
 }
 
 // What the simulated server's certificate names: the target's host and the server's address.
@@ -65,9 +66,11 @@ sim::SimTls sim_tls(const std::optional<runner::TlsSetup>& tls) {
   return sim::SimTls{tls->server, tls->handshake_cpu_ms};
 }
 
-std::map<std::string, std::string> hosts(const twinbench::Scenario& s, const sim::SimNetwork& network) {
+std::map<std::string, std::string> hosts(const twinbench::Scenario& s,
+                                         const sim::SimNetwork& network) {
   std::map<std::string, std::string> table;
-  if (const auto url = parse_url(s.target().base_url())) table[url->host] = network.server_address();
+  if (const auto url = parse_url(s.target().base_url()))
+    table[url->host] = network.server_address();
   return table;
 }
 
@@ -75,12 +78,15 @@ std::map<std::string, std::string> hosts(const twinbench::Scenario& s, const sim
 
 void require_simulatable(const twinbench::Scenario& s, const std::string& origin) {
   if (!s.has_network()) {
-    throw scenario::ScenarioError(origin + ": network: expected a network section (link delays and rates) "
+    throw scenario::ScenarioError(origin +
+                                  ": network: expected a network section (link delays and rates) "
                                   "to run with --backend sim");
   }
-  const bool uncapped = std::find(s.frame_caps().begin(), s.frame_caps().end(), 0u) != s.frame_caps().end();
+  const bool uncapped =
+      std::find(s.frame_caps().begin(), s.frame_caps().end(), 0u) != s.frame_caps().end();
   if (uncapped && !(s.frame_loop().frame_work_ms() > 0)) {
-    throw scenario::ScenarioError(origin + ": frame_loop.frame_work_ms: expected > 0 when frame_caps has 0 "
+    throw scenario::ScenarioError(origin +
+                                  ": frame_loop.frame_work_ms: expected > 0 when frame_caps has 0 "
                                   "(uncapped) in simulation, got 0");
   }
 }
@@ -96,21 +102,27 @@ std::string CountingSinks::check_and_remove(const std::string& name, std::uint64
   const std::uint64_t got = it->second;
   written_.erase(it);
   if (got != expected) {
-    return "download sink has " + std::to_string(got) + " bytes, expected " + std::to_string(expected);
+    return "download sink has " + std::to_string(got) + " bytes, expected " +
+           std::to_string(expected);
   }
   return {};
 }
 
 SimBackend::SimBackend(const twinbench::Scenario& scenario, std::uint64_t seed)
     : scope_(seed),
-      random_(runner::uses_tls(scenario) ? std::make_unique<server::DeterministicRandom>(seed) : nullptr),
+      random_(runner::uses_tls(scenario) ? std::make_unique<server::DeterministicRandom>(seed)
+                                         : nullptr),
       tls_(simulated_tls(scenario)),
       tls_client_(tls_ ? std::optional(tls_->client) : std::nullopt),
       network_(scenario.network(), seed, {}, sim_tls(tls_)),
       threads_(scheduler_, Duration{1000}),
       base_url_(simulated_base_url(scenario, network_)),
       resolver_(scheduler_, from_ms(scenario.network().resolve_ms()), hosts(scenario, network_)),
-      backend_{scheduler_, threads_, network_.client_transports(), resolver_, sinks_,
+      backend_{scheduler_,
+               threads_,
+               network_.client_transports(),
+               resolver_,
+               sinks_,
                [this](const std::function<bool()>& done, Duration timeout) {
                  return scheduler_.run_until(done, timeout);
                },
@@ -137,8 +149,8 @@ struct World {
 // phase where their scripts would resume: runner::StepsElsewhere). The Session variants keep their
 // connections, whose idle gaps (BBR's min-RTT expiry, keep-alive timeouts) are the other
 // variants' steps: they run together in one more world that waits those steps out, frame for
-// frame, as the fresh-connection worlds record them (run_all). `whole_run`: only the split per frame cap,
-// which is exact.
+// frame, as the fresh-connection worlds record them (run_all). `whole_run`: only the split per
+// frame cap, which is exact.
 std::vector<World> split_worlds(const twinbench::Scenario& s, bool whole_run) {
   std::vector<twinbench::Scenario> parts;
   if (s.session_scope() == twinbench::PER_FRAME_CAP && s.frame_caps_size() > 1) {
@@ -205,13 +217,17 @@ twinbench::ResultSet run_unit(const Unit& unit) {
 
 // A scenario's units, each with the seed derived from the run's seed and its index, so that
 // results do not depend on how units are scheduled. `first`: the index of the first unit.
-std::vector<Unit> units_of(const SimulationRequest& request, const std::string& capture_dir, std::size_t first) {
+std::vector<Unit> units_of(const SimulationRequest& request, const std::string& capture_dir,
+                           std::size_t first) {
   const auto& options = request.options;
   std::vector<Unit> units;
   for (auto& world : split_worlds(request.scenario, request.whole_run)) {
     const std::size_t i = units.size();
-    Unit unit{std::move(world.scenario), options, splitmix64(options.seed * 1000003u + i),
-              capture_dir.empty() ? "" : capture_dir + "/unit-" + std::to_string(i), {}};
+    Unit unit{std::move(world.scenario),
+              options,
+              splitmix64(options.seed * 1000003u + i),
+              capture_dir.empty() ? "" : capture_dir + "/unit-" + std::to_string(i),
+              {}};
     unit.options.elsewhere = std::move(world.elsewhere);
     for (const auto w : world.waits_for) unit.waits_for.push_back(first + w);
     units.push_back(std::move(unit));
@@ -220,7 +236,8 @@ std::vector<Unit> units_of(const SimulationRequest& request, const std::string& 
 }
 
 // The samples of a scenario's units in its protocol order, as one run would have recorded them.
-twinbench::ResultSet merge_units(const twinbench::Scenario& scenario, const runner::RunOptions& options,
+twinbench::ResultSet merge_units(const twinbench::Scenario& scenario,
+                                 const runner::RunOptions& options,
                                  const std::vector<twinbench::ResultSet>& parts) {
   twinbench::ResultSet merged;
   merged.mutable_scenario()->CopyFrom(scenario);
@@ -233,11 +250,13 @@ twinbench::ResultSet merge_units(const twinbench::Scenario& scenario, const runn
   for (const auto& part : parts) {
     for (const auto& sample : part.samples()) {
       const auto it = position.find(runner::step_of(sample));
-      if (it == position.end()) throw std::logic_error("a unit's sample is not a step of its scenario");
+      if (it == position.end())
+        throw std::logic_error("a unit's sample is not a step of its scenario");
       samples.emplace_back(it->second, &sample);
     }
   }
-  std::stable_sort(samples.begin(), samples.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::stable_sort(samples.begin(), samples.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const auto& [position, sample] : samples) *merged.add_samples() = *sample;
   return merged;
 }
@@ -248,7 +267,8 @@ double simulated_bytes(const Unit& unit) {
   double per_round = 0;
   for (const auto bytes : s.body_bytes()) per_round += static_cast<double>(bytes) + 65536.0;
   const auto elsewhere = unit.options.elsewhere ? unit.options.elsewhere->variants.size() : 0;
-  return per_round * static_cast<double>(s.variants_size() - elsewhere) * s.frame_caps_size() * (s.runs() + s.warmups());
+  return per_round * static_cast<double>(s.variants_size() - elsewhere) * s.frame_caps_size() *
+         (s.runs() + s.warmups());
 }
 
 // What a unit holds up: its own cost and the costliest chain of units waiting for it.
@@ -276,7 +296,8 @@ std::vector<twinbench::ResultSet> run_all(const std::vector<Unit>& units, unsign
     order[i] = i;
     weight[i] = held_up(units, i);
   }
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return weight[a] > weight[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return weight[a] > weight[b]; });
   std::vector<twinbench::ResultSet> results(units.size());
   std::vector<bool> done(units.size(), false);
   const auto waits = [&](std::size_t waiting, std::size_t i) {
@@ -289,17 +310,22 @@ std::vector<twinbench::ResultSet> run_all(const std::vector<Unit>& units, unsign
   };
   // A unit as it runs: reporting its samples to `report`, and with the spans of the steps it
   // waits out from `span_of_step`, if it waits any out.
-  const auto prepared = [&](std::size_t i, const std::function<void(const twinbench::Sample&)>& report,
+  const auto prepared = [&](std::size_t i,
+                            const std::function<void(const twinbench::Sample&)>& report,
                             std::function<runner::StepSpan(const runner::StepKey&)> span_of_step) {
     Unit unit = units[i];
     unit.options.on_sample = nullptr;
-    if (report) unit.options.on_sample = [report](const twinbench::Sample& s, std::size_t, std::size_t) { report(s); };
+    if (report)
+      unit.options.on_sample = [report](const twinbench::Sample& s, std::size_t, std::size_t) {
+        report(s);
+      };
     if (!unit.waits_for.empty()) unit.options.elsewhere->span_of_step = std::move(span_of_step);
     return unit;
   };
 
   if (jobs <= 1 || units.size() <= 1) {
-    // The first unit in order whose units to wait for are done and that is not done, until none is left.
+    // The first unit in order whose units to wait for are done and that is not done, until none is
+    // left.
     for (auto k = order.begin(); k != order.end();) {
       const std::size_t i = *k;
       const auto& w = units[i].waits_for;
@@ -311,12 +337,14 @@ std::vector<twinbench::ResultSet> run_all(const std::vector<Unit>& units, unsign
       if (on_sample) report = [&on_sample, i](const twinbench::Sample& s) { on_sample(i, s); };
       auto spans = std::make_shared<std::map<runner::StepKey, runner::StepSpan>>();
       for (const auto j : w) {
-        for (const auto& sample : results[j].samples()) spans->emplace(runner::step_of(sample), runner::span_of(sample));
+        for (const auto& sample : results[j].samples())
+          spans->emplace(runner::step_of(sample), runner::span_of(sample));
       }
       const auto span_of_step = [spans](const runner::StepKey& step) {
         const auto it = spans->find(step);
         if (it == spans->end()) {
-          throw std::logic_error("no span for " + step.variant + "'s step in round " + std::to_string(step.round));
+          throw std::logic_error("no span for " + step.variant + "'s step in round " +
+                                 std::to_string(step.round));
         }
         return it->second;
       };
@@ -328,9 +356,11 @@ std::vector<twinbench::ResultSet> run_all(const std::vector<Unit>& units, unsign
     // small unit's time): made here, the children inherit them.
     for (const auto& unit : units)
       if (runner::uses_tls(unit.scenario))
-        server::make_credentials(runner::cert_profile(unit.scenario, simulated_server_names(unit.scenario)));
+        server::make_credentials(
+            runner::cert_profile(unit.scenario, simulated_server_names(unit.scenario)));
     namespace fs = std::filesystem;
-    const fs::path dir = fs::temp_directory_path() / ("twinbench-units-" + std::to_string(::getpid()));
+    const fs::path dir =
+        fs::temp_directory_path() / ("twinbench-units-" + std::to_string(::getpid()));
     fs::create_directories(dir);
     // Removed however this ends (run_forked throws if fork or waitpid fails).
     struct RemoveOnExit {
@@ -347,7 +377,8 @@ std::vector<twinbench::ResultSet> run_all(const std::vector<Unit>& units, unsign
     std::map<std::size_t, std::unique_ptr<parallel::SpanFeed>> feeds;
     std::vector<std::size_t> position(units.size());
     for (std::size_t k = 0; k < order.size(); ++k) position[order[k]] = k;
-    std::vector<std::vector<std::size_t>> group(units.size());  // by position in `order`, of positions
+    std::vector<std::vector<std::size_t>> group(
+        units.size());  // by position in `order`, of positions
     for (std::size_t i = 0; i < units.size(); ++i) {
       if (units[i].waits_for.empty()) continue;
       feeds.emplace(i, std::make_unique<parallel::SpanFeed>());
@@ -356,7 +387,8 @@ std::vector<twinbench::ResultSet> run_all(const std::vector<Unit>& units, unsign
       for (const auto member : members) group[member] = members;
     }
     parallel::SampleChannel channel;
-    const parallel::SampleChannel::Receiver receive = [&](std::size_t unit, const twinbench::Sample& sample) {
+    const parallel::SampleChannel::Receiver receive = [&](std::size_t unit,
+                                                          const twinbench::Sample& sample) {
       if (on_sample) on_sample(unit, sample);
       for (auto& [waiting, feed] : feeds) {
         if (waits(waiting, unit)) feed->add(sample);
@@ -381,11 +413,15 @@ std::vector<twinbench::ResultSet> run_all(const std::vector<Unit>& units, unsign
               return std::find(u.waits_for.begin(), u.waits_for.end(), i) != u.waits_for.end();
             });
             if (on_sample || waited_for) {
-              report = [&channel, i](const twinbench::Sample& s) { channel.send(static_cast<std::uint32_t>(i), s); };
+              report = [&channel, i](const twinbench::Sample& s) {
+                channel.send(static_cast<std::uint32_t>(i), s);
+              };
             }
             std::function<runner::StepSpan(const runner::StepKey&)> span_of_step;
             if (const auto feed = feeds.find(i); feed != feeds.end()) {
-              span_of_step = [f = feed->second.get()](const runner::StepKey& step) { return f->span_of_step(step); };
+              span_of_step = [f = feed->second.get()](const runner::StepKey& step) {
+                return f->span_of_step(step);
+              };
             }
             r = run_unit(prepared(i, report, span_of_step));
           } catch (const std::exception& e) {
@@ -407,12 +443,14 @@ std::vector<twinbench::ResultSet> run_all(const std::vector<Unit>& units, unsign
             }
           }
           if (!ok || !failure.empty()) {
-            for (auto& [waiting, feed] : feeds) feed->finish();  // nothing more comes: the waiting stop
+            for (auto& [waiting, feed] : feeds)
+              feed->finish();  // nothing more comes: the waiting stop
             return;
           }
           feeds_waiting_for(i, [&](std::size_t waiting, parallel::SpanFeed& feed) {
             const auto& w = units[waiting].waits_for;
-            if (std::all_of(w.begin(), w.end(), [&](std::size_t j) { return done[j]; })) feed.finish();
+            if (std::all_of(w.begin(), w.end(), [&](std::size_t j) { return done[j]; }))
+              feed.finish();
           });
         },
         [&](std::size_t k) { return group[k]; },
@@ -421,7 +459,8 @@ std::vector<twinbench::ResultSet> run_all(const std::vector<Unit>& units, unsign
           for (auto& [waiting, feed] : feeds) feed->flush();
         });
     channel.receive(0, receive);
-    if (failed) throw std::runtime_error("simulation unit " + std::to_string(order[*failed]) + " failed");
+    if (failed)
+      throw std::runtime_error("simulation unit " + std::to_string(order[*failed]) + " failed");
     if (!failure.empty()) throw std::runtime_error(failure);
   }
   if (!std::all_of(done.begin(), done.end(), [](bool d) { return d; })) {
@@ -432,22 +471,26 @@ std::vector<twinbench::ResultSet> run_all(const std::vector<Unit>& units, unsign
 
 }  // namespace
 
-twinbench::ResultSet run_simulated(const twinbench::Scenario& scenario, const runner::RunOptions& options,
-                                   unsigned jobs, const std::string& capture_dir, bool whole_run) {
-  return run_simulated_together({SimulationRequest{scenario, options, capture_dir, whole_run}}, jobs).front();
+twinbench::ResultSet run_simulated(const twinbench::Scenario& scenario,
+                                   const runner::RunOptions& options, unsigned jobs,
+                                   const std::string& capture_dir, bool whole_run) {
+  return run_simulated_together({SimulationRequest{scenario, options, capture_dir, whole_run}},
+                                jobs)
+      .front();
 }
 
-std::vector<twinbench::ResultSet> run_simulated_together(const std::vector<SimulationRequest>& requests,
-                                                         unsigned jobs) {
+std::vector<twinbench::ResultSet> run_simulated_together(
+    const std::vector<SimulationRequest>& requests, unsigned jobs) {
   namespace fs = std::filesystem;
   // Captures are written as packets pass, into a hidden directory; they take their names in
   // capture_dir only once every unit has finished (and closed its files), so a failed or
   // interrupted run leaves no half-written capture under a final name.
   std::vector<fs::path> partials;
   for (const auto& request : requests) {
-    partials.push_back(request.capture_dir.empty() ? fs::path()
-                                                   : fs::path(request.capture_dir) /
-                                                         (".partial-" + std::to_string(::getpid())));
+    partials.push_back(request.capture_dir.empty()
+                           ? fs::path()
+                           : fs::path(request.capture_dir) /
+                                 (".partial-" + std::to_string(::getpid())));
   }
   const auto remove_partials = [&] {
     for (const auto& partial : partials) {
@@ -468,11 +511,14 @@ std::vector<twinbench::ResultSet> run_simulated_together(const std::vector<Simul
   std::vector<std::size_t> reported(requests.size(), 0);
   std::vector<std::size_t> total(requests.size(), 0);
   parallel::SampleChannel::Receiver on_sample;
-  if (std::any_of(requests.begin(), requests.end(), [](const auto& r) { return r.options.on_sample != nullptr; })) {
-    for (std::size_t r = 0; r < requests.size(); ++r) total[r] = runner::protocol_steps(requests[r].scenario).size();
+  if (std::any_of(requests.begin(), requests.end(),
+                  [](const auto& r) { return r.options.on_sample != nullptr; })) {
+    for (std::size_t r = 0; r < requests.size(); ++r)
+      total[r] = runner::protocol_steps(requests[r].scenario).size();
     on_sample = [&](std::size_t unit, const twinbench::Sample& sample) {
       const std::size_t r = owner[unit];
-      if (requests[r].options.on_sample) requests[r].options.on_sample(sample, ++reported[r], total[r]);
+      if (requests[r].options.on_sample)
+        requests[r].options.on_sample(sample, ++reported[r], total[r]);
     };
   }
   std::vector<twinbench::ResultSet> by_unit;

@@ -34,8 +34,8 @@ constexpr const char* kClientAddress = "10.0.0.1";
 
 // Fixed random stream numbers, so results do not depend on how many random variables earlier
 // simulations in the process created.
-constexpr std::int64_t kLossStream = 1;          // +0 downlink, +1 uplink
-constexpr std::int64_t kJitterStream = 3;        // +0 downlink, +1 uplink
+constexpr std::int64_t kLossStream = 1;    // +0 downlink, +1 uplink
+constexpr std::int64_t kJitterStream = 3;  // +0 downlink, +1 uplink
 constexpr std::int64_t kServerSocketStream = 5;
 constexpr std::int64_t kInternetStackStream = 10;
 constexpr std::int64_t kClientSocketStream = 1000;  // one per client socket
@@ -63,12 +63,14 @@ class PathChannel : public ns3::PointToPointChannel {
     d.random->SetStream(stream);
   }
 
-  bool TransmitStart(Ptr<const ns3::Packet> p, Ptr<ns3::PointToPointNetDevice> src, ns3::Time tx_time) override {
+  bool TransmitStart(Ptr<const ns3::Packet> p, Ptr<ns3::PointToPointNetDevice> src,
+                     ns3::Time tx_time) override {
     const int wire = src == GetSource(0) ? 0 : 1;
     Direction& d = directions_[static_cast<std::size_t>(wire)];
     ns3::Time arrival = ns3::Simulator::Now() + tx_time + d.delay;
     if (d.jitter.IsStrictlyPositive())
-      arrival += ns3::NanoSeconds(std::llround(d.random->GetValue(0, static_cast<double>(d.jitter.GetNanoSeconds()))));
+      arrival += ns3::NanoSeconds(
+          std::llround(d.random->GetValue(0, static_cast<double>(d.jitter.GetNanoSeconds()))));
     arrival = std::max(arrival, d.last_arrival);
     d.last_arrival = arrival;
     Ptr<ns3::PointToPointNetDevice> dst = GetDestination(static_cast<uint32_t>(wire));
@@ -87,13 +89,16 @@ class PathChannel : public ns3::PointToPointChannel {
 class PolicerErrorModel : public ns3::ErrorModel {
  public:
   PolicerErrorModel(double mbps, std::uint64_t burst_bytes, Ptr<ns3::ErrorModel> then)
-      : bytes_per_ns_(mbps * 1e6 / 8 / 1e9), burst_(static_cast<double>(burst_bytes)), tokens_(burst_),
+      : bytes_per_ns_(mbps * 1e6 / 8 / 1e9),
+        burst_(static_cast<double>(burst_bytes)),
+        tokens_(burst_),
         then_(std::move(then)) {}
 
  private:
   bool DoCorrupt(Ptr<ns3::Packet> p) override {
     const ns3::Time now = ns3::Simulator::Now();
-    tokens_ = std::min(burst_, tokens_ + static_cast<double>((now - last_).GetNanoSeconds()) * bytes_per_ns_);
+    tokens_ = std::min(
+        burst_, tokens_ + static_cast<double>((now - last_).GetNanoSeconds()) * bytes_per_ns_);
     last_ = now;
     const double size = p->GetSize();
     if (size > tokens_) return true;
@@ -117,16 +122,19 @@ struct Policer {
   std::uint64_t burst_bytes = 0;
 };
 
-Ptr<ns3::PointToPointNetDevice> add_device(Ptr<ns3::Node> node, double mbps, const scenario::QueueLimit& queue,
-                                           std::uint32_t mtu, double loss_rate, std::int64_t loss_stream,
+Ptr<ns3::PointToPointNetDevice> add_device(Ptr<ns3::Node> node, double mbps,
+                                           const scenario::QueueLimit& queue, std::uint32_t mtu,
+                                           double loss_rate, std::int64_t loss_stream,
                                            const Policer& policer = {}) {
   auto device = ns3::CreateObject<ns3::PointToPointNetDevice>();
   device->SetAddress(ns3::Mac48Address::Allocate());
   device->SetDataRate(ns3::DataRate(static_cast<std::uint64_t>(std::llround(mbps * 1e6))));
   device->SetMtu(static_cast<uint16_t>(mtu));
   auto tx_queue = ns3::CreateObject<ns3::DropTailQueue<ns3::Packet>>();
-  tx_queue->SetMaxSize(queue.packets > 0 ? ns3::QueueSize(ns3::QueueSizeUnit::PACKETS, queue.packets)
-                                         : ns3::QueueSize(ns3::QueueSizeUnit::BYTES, static_cast<uint32_t>(queue.bytes)));
+  tx_queue->SetMaxSize(
+      queue.packets > 0
+          ? ns3::QueueSize(ns3::QueueSizeUnit::PACKETS, queue.packets)
+          : ns3::QueueSize(ns3::QueueSizeUnit::BYTES, static_cast<uint32_t>(queue.bytes)));
   device->SetQueue(tx_queue);
   Ptr<ns3::ErrorModel> receive_errors;
   if (loss_rate > 0) {
@@ -137,7 +145,8 @@ Ptr<ns3::PointToPointNetDevice> add_device(Ptr<ns3::Node> node, double mbps, con
     receive_errors = loss;
   }
   if (policer.mbps > 0)
-    receive_errors = ns3::CreateObject<PolicerErrorModel>(policer.mbps, policer.burst_bytes, receive_errors);
+    receive_errors =
+        ns3::CreateObject<PolicerErrorModel>(policer.mbps, policer.burst_bytes, receive_errors);
   if (receive_errors) device->SetReceiveErrorModel(receive_errors);
   node->AddDevice(device);
   return device;
@@ -146,7 +155,8 @@ Ptr<ns3::PointToPointNetDevice> add_device(Ptr<ns3::Node> node, double mbps, con
 void add_address(Ptr<ns3::Node> node, Ptr<ns3::NetDevice> device, const char* address) {
   auto ipv4 = node->GetObject<ns3::Ipv4>();
   const auto interface = static_cast<uint32_t>(ipv4->AddInterface(device));
-  ipv4->AddAddress(interface, ns3::Ipv4InterfaceAddress(ns3::Ipv4Address(address), ns3::Ipv4Mask("255.255.255.0")));
+  ipv4->AddAddress(interface, ns3::Ipv4InterfaceAddress(ns3::Ipv4Address(address),
+                                                        ns3::Ipv4Mask("255.255.255.0")));
   ipv4->SetUp(interface);
 }
 
@@ -156,10 +166,13 @@ void add_address(Ptr<ns3::Node> node, Ptr<ns3::NetDevice> device, const char* ad
 // `think` after its request; the first handshake flight waits `handshake_cpu`.
 class ServedConnection {
  public:
-  ServedConnection(Ptr<ns3::Socket> socket, const tb::server::ServerConfig& config, const SimTls& tls,
-                   ns3::Time think, std::uint64_t& requests_served)
-      : socket_(std::move(socket)), core_(tb::server::make_connection(config, tls.context)), think_(think),
-        handshake_cpu_(from_ms(tls.handshake_cpu_ms)), requests_served_(requests_served) {
+  ServedConnection(Ptr<ns3::Socket> socket, const tb::server::ServerConfig& config,
+                   const SimTls& tls, ns3::Time think, std::uint64_t& requests_served)
+      : socket_(std::move(socket)),
+        core_(tb::server::make_connection(config, tls.context)),
+        think_(think),
+        handshake_cpu_(from_ms(tls.handshake_cpu_ms)),
+        requests_served_(requests_served) {
     socket_->SetRecvCallback(ns3::MakeCallback(&ServedConnection::on_data, this));
     socket_->SetSendCallback(ns3::MakeCallback(&ServedConnection::on_send_space, this));
     socket_->SetCloseCallbacks(ns3::MakeCallback(&ServedConnection::on_peer_closed, this),
@@ -197,7 +210,8 @@ class ServedConnection {
   }
   // Runs inside the socket's transmit loop, where writing would re-enter it.
   void on_send_space(Ptr<ns3::Socket>, uint32_t) {
-    if (!flush_event_.IsRunning()) flush_event_ = ns3::Simulator::ScheduleNow(&ServedConnection::flush, this);
+    if (!flush_event_.IsRunning())
+      flush_event_ = ns3::Simulator::ScheduleNow(&ServedConnection::flush, this);
   }
   void on_peer_closed(Ptr<ns3::Socket>) {
     core_->on_peer_closed();
@@ -209,9 +223,11 @@ class ServedConnection {
     if (closed_ || think_event_.IsRunning()) return;
     for (auto write = core_->next_write(); !write.empty(); write = core_->next_write()) {
       const auto rest = write.subspan(written_);
-      const auto n = static_cast<uint32_t>(std::min<std::size_t>(rest.size(), socket_->GetTxAvailable()));
+      const auto n =
+          static_cast<uint32_t>(std::min<std::size_t>(rest.size(), socket_->GetTxAvailable()));
       if (n == 0) break;
-      const int sent = socket_->Send(ns3::Create<ns3::Packet>(reinterpret_cast<const uint8_t*>(rest.data()), n));
+      const int sent =
+          socket_->Send(ns3::Create<ns3::Packet>(reinterpret_cast<const uint8_t*>(rest.data()), n));
       if (sent <= 0) break;
       written_ += static_cast<std::size_t>(sent);
       if (written_ < write.size()) break;
@@ -245,8 +261,8 @@ class ServedConnection {
 // socket.
 class BenchmarkServerApp : public ns3::Application {
  public:
-  BenchmarkServerApp(const scenario::ResolvedTcp& tcp, std::uint32_t mtu, tb::server::ServerConfig config, SimTls tls,
-                     ns3::Time think)
+  BenchmarkServerApp(const scenario::ResolvedTcp& tcp, std::uint32_t mtu,
+                     tb::server::ServerConfig config, SimTls tls, ns3::Time think)
       : tcp_(tcp), mtu_(mtu), config_(config), tls_(std::move(tls)), think_(think) {}
 
   std::uint64_t connections_accepted() const { return accepted_; }
@@ -257,8 +273,9 @@ class BenchmarkServerApp : public ns3::Application {
     listener_ = create_tcp_socket(GetNode(), tcp_, mtu_, kServerSocketStream);
     listener_->Bind(ns3::InetSocketAddress(ns3::Ipv4Address::GetAny(), SimNetwork::kServerPort));
     listener_->Listen();
-    listener_->SetAcceptCallback(ns3::MakeNullCallback<bool, Ptr<ns3::Socket>, const ns3::Address&>(),
-                                 ns3::MakeCallback(&BenchmarkServerApp::on_accept, this));
+    listener_->SetAcceptCallback(
+        ns3::MakeNullCallback<bool, Ptr<ns3::Socket>, const ns3::Address&>(),
+        ns3::MakeCallback(&BenchmarkServerApp::on_accept, this));
   }
   void StopApplication() override {
     if (listener_) listener_->Close();
@@ -270,7 +287,8 @@ class BenchmarkServerApp : public ns3::Application {
   }
   void on_accept(Ptr<ns3::Socket> socket, const ns3::Address&) {
     ++accepted_;
-    connections_.push_back(std::make_unique<ServedConnection>(socket, config_, tls_, think_, requests_served_));
+    connections_.push_back(
+        std::make_unique<ServedConnection>(socket, config_, tls_, think_, requests_served_));
   }
 
   scenario::ResolvedTcp tcp_;
@@ -284,12 +302,13 @@ class BenchmarkServerApp : public ns3::Application {
   std::uint64_t requests_served_ = 0;
 };
 
-SimNetwork::SimNetwork(const twinbench::Network& config, std::uint64_t seed, tb::server::ServerConfig server,
-                       SimTls tls)
+SimNetwork::SimNetwork(const twinbench::Network& config, std::uint64_t seed,
+                       tb::server::ServerConfig server, SimTls tls)
     : link_(scenario::resolve(config.link())) {
   const scenario::ResolvedTcp client_tcp = scenario::resolve(config.client_tcp());
   const scenario::ResolvedTcp server_tcp = scenario::resolve(config.server_tcp());
-  if (!(config.server_think_ms() >= 0)) throw std::invalid_argument("network.server_think_ms: negative");
+  if (!(config.server_think_ms() >= 0))
+    throw std::invalid_argument("network.server_think_ms: negative");
   ns3::RngSeedManager::SetSeed(1);
   ns3::RngSeedManager::SetRun(seed);
 
@@ -302,27 +321,30 @@ SimNetwork::SimNetwork(const twinbench::Network& config, std::uint64_t seed, tb:
 
   // Each device's transmit queue is the bottleneck queue of its direction; its receive error
   // model drops the other direction's packets.
-  auto client_device = add_device(client_, link_.uplink_mbps, link_.uplink_queue, link_.mtu_bytes, link_.loss_rate,
-                                  kLossStream + 0,
-                                  {link_.downlink_policer_mbps, link_.downlink_policer_burst_bytes});
-  auto server_device = add_device(server_, link_.downlink_mbps, link_.downlink_queue, link_.mtu_bytes,
-                                  link_.loss_rate, kLossStream + 1);
+  auto client_device = add_device(
+      client_, link_.uplink_mbps, link_.uplink_queue, link_.mtu_bytes, link_.loss_rate,
+      kLossStream + 0, {link_.downlink_policer_mbps, link_.downlink_policer_burst_bytes});
+  auto server_device = add_device(server_, link_.downlink_mbps, link_.downlink_queue,
+                                  link_.mtu_bytes, link_.loss_rate, kLossStream + 1);
   auto channel = ns3::CreateObject<PathChannel>();
   client_device->Attach(channel);
   server_device->Attach(channel);
-  channel->set_direction(0, from_ms(link_.client_to_server_delay_ms), from_ms(link_.jitter_ms), kJitterStream + 1);
-  channel->set_direction(1, from_ms(link_.server_to_client_delay_ms), from_ms(link_.jitter_ms), kJitterStream + 0);
+  channel->set_direction(0, from_ms(link_.client_to_server_delay_ms), from_ms(link_.jitter_ms),
+                         kJitterStream + 1);
+  channel->set_direction(1, from_ms(link_.server_to_client_delay_ms), from_ms(link_.jitter_ms),
+                         kJitterStream + 0);
   add_address(client_, client_device, kClientAddress);
   add_address(server_, server_device, kServerAddress);
   client_device_ = client_device;
   server_device_ = server_device;
 
   if (!(tls.handshake_cpu_ms >= 0)) throw std::invalid_argument("tls.handshake_cpu_ms: negative");
-  server_app_ = ns3::CreateObject<BenchmarkServerApp>(server_tcp, link_.mtu_bytes, server, std::move(tls),
-                                                      from_ms(config.server_think_ms()));
+  server_app_ = ns3::CreateObject<BenchmarkServerApp>(
+      server_tcp, link_.mtu_bytes, server, std::move(tls), from_ms(config.server_think_ms()));
   server_->AddApplication(server_app_);
   server_app_->SetStartTime(ns3::Seconds(0));
-  client_transports_ = std::make_unique<NsTransportFactory>(client_, client_tcp, link_.mtu_bytes, kClientSocketStream);
+  client_transports_ = std::make_unique<NsTransportFactory>(client_, client_tcp, link_.mtu_bytes,
+                                                            kClientSocketStream);
 }
 
 SimNetwork::~SimNetwork() = default;
@@ -335,7 +357,9 @@ void SimNetwork::capture(const std::string& prefix) {
 
 std::string SimNetwork::server_address() const { return kServerAddress; }
 std::uint16_t SimNetwork::server_port() const { return SimNetwork::kServerPort; }
-std::uint64_t SimNetwork::connections_accepted() const { return server_app_->connections_accepted(); }
+std::uint64_t SimNetwork::connections_accepted() const {
+  return server_app_->connections_accepted();
+}
 std::uint64_t SimNetwork::requests_served() const { return server_app_->requests_served(); }
 
 }  // namespace tb::sim

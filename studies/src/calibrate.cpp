@@ -43,48 +43,75 @@ std::string value_text(double v) { return fmt::format("{:g}", v); }
 
 std::vector<CalibrationParameter> calibration_parameters() {
   std::vector<CalibrationParameter> p;
-  p.push_back({"tls_max_version", "highest TLS version both sides allow (1.2 or 1.3)", {1.2, 1.3},
-               [](const twinbench::Scenario& s) { return s.tls().max_version() == twinbench::TLS1_2 ? 1.2 : 1.3; },
+  p.push_back({"tls_max_version",
+               "highest TLS version both sides allow (1.2 or 1.3)",
+               {1.2, 1.3},
+               [](const twinbench::Scenario& s) {
+                 return s.tls().max_version() == twinbench::TLS1_2 ? 1.2 : 1.3;
+               },
                [](twinbench::Scenario& s, double v) {
                  s.mutable_tls()->set_max_version(v < 1.25 ? twinbench::TLS1_2 : twinbench::TLS1_3);
                }});
-  p.push_back({"handshake_cpu_ms", "server CPU time before its first handshake flight", range(0, 40, 1),
+  p.push_back({"handshake_cpu_ms", "server CPU time before its first handshake flight",
+               range(0, 40, 1),
                [](const twinbench::Scenario& s) { return s.tls().handshake_cpu_ms(); },
                [](twinbench::Scenario& s, double v) { s.mutable_tls()->set_handshake_cpu_ms(v); }});
   // Bounded to what Linux does: a delayed ACK waits TCP_ATO_MIN (40 ms) and fires from a timer
   // with some slack (40-48 ms measured on Linux 6.18, docs/tcp-model.md); lower values would
   // stand for something else.
-  p.push_back({"server_delayed_ack_ms", "the server's delayed-ACK timeout: Linux's TCP_ATO_MIN (40 ms) plus timer slack (40-48 ms measured)",
+  p.push_back({"server_delayed_ack_ms",
+               "the server's delayed-ACK timeout: Linux's TCP_ATO_MIN (40 ms) plus timer slack "
+               "(40-48 ms measured)",
                range(40, 48, 1),
                [](const twinbench::Scenario& s) {
-                 return s.network().server_tcp().has_delayed_ack_ms() ? s.network().server_tcp().delayed_ack_ms() : 40.0;
+                 return s.network().server_tcp().has_delayed_ack_ms()
+                            ? s.network().server_tcp().delayed_ack_ms()
+                            : 40.0;
                },
-               [](twinbench::Scenario& s, double v) { s.mutable_network()->mutable_server_tcp()->set_delayed_ack_ms(v); }});
-  p.push_back({"rtt_ms", "base RTT of the path, split evenly between the two one-way delays", range(20, 40, 0.5),
+               [](twinbench::Scenario& s, double v) {
+                 s.mutable_network()->mutable_server_tcp()->set_delayed_ack_ms(v);
+               }});
+  p.push_back({"rtt_ms", "base RTT of the path, split evenly between the two one-way delays",
+               range(20, 40, 0.5),
                [](const twinbench::Scenario& s) {
-                 return s.network().link().client_to_server_delay_ms() + s.network().link().server_to_client_delay_ms();
+                 return s.network().link().client_to_server_delay_ms() +
+                        s.network().link().server_to_client_delay_ms();
                },
                [](twinbench::Scenario& s, double v) {
                  s.mutable_network()->mutable_link()->set_client_to_server_delay_ms(v / 2);
                  s.mutable_network()->mutable_link()->set_server_to_client_delay_ms(v / 2);
                }});
-  p.push_back({"jitter_ms", "extra one-way delay per packet, uniform in [0, jitter] each way, order kept",
-               range(0, 4, 0.25), [](const twinbench::Scenario& s) { return s.network().link().jitter_ms(); },
-               [](twinbench::Scenario& s, double v) { s.mutable_network()->mutable_link()->set_jitter_ms(v); },
-               /*only_when_named=*/true});
-  p.push_back({"server_think_ms", "server time from a complete request to the response (Nginx -> Daphne -> Django)",
-               range(0, 10, 0.25), [](const twinbench::Scenario& s) { return s.network().server_think_ms(); },
-               [](twinbench::Scenario& s, double v) { s.mutable_network()->set_server_think_ms(v); }});
-  p.push_back({"downlink_mbps", "bottleneck rate server -> client", {100, 150, 200, 300, 400, 500, 600, 800, 1000},
-               [](const twinbench::Scenario& s) { return s.network().link().downlink_mbps(); },
-               [](twinbench::Scenario& s, double v) { s.mutable_network()->mutable_link()->set_downlink_mbps(v); }});
-  p.push_back({"http_request_worker_sleep_ms", "HTTPRequest worker sleep per iteration (Windows Sleep(1))",
-               range(1, 3, 0.25),
-               [](const twinbench::Scenario& s) {
-                 return s.frame_loop().has_http_request_worker_sleep_ms() ? s.frame_loop().http_request_worker_sleep_ms()
-                                                                         : 1.0;
+  p.push_back({"jitter_ms",
+               "extra one-way delay per packet, uniform in [0, jitter] each way, order kept",
+               range(0, 4, 0.25),
+               [](const twinbench::Scenario& s) { return s.network().link().jitter_ms(); },
+               [](twinbench::Scenario& s, double v) {
+                 s.mutable_network()->mutable_link()->set_jitter_ms(v);
                },
-               [](twinbench::Scenario& s, double v) { s.mutable_frame_loop()->set_http_request_worker_sleep_ms(v); }});
+               /*only_when_named=*/true});
+  p.push_back(
+      {"server_think_ms",
+       "server time from a complete request to the response (Nginx -> Daphne -> Django)",
+       range(0, 10, 0.25),
+       [](const twinbench::Scenario& s) { return s.network().server_think_ms(); },
+       [](twinbench::Scenario& s, double v) { s.mutable_network()->set_server_think_ms(v); }});
+  p.push_back({"downlink_mbps",
+               "bottleneck rate server -> client",
+               {100, 150, 200, 300, 400, 500, 600, 800, 1000},
+               [](const twinbench::Scenario& s) { return s.network().link().downlink_mbps(); },
+               [](twinbench::Scenario& s, double v) {
+                 s.mutable_network()->mutable_link()->set_downlink_mbps(v);
+               }});
+  p.push_back({"http_request_worker_sleep_ms",
+               "HTTPRequest worker sleep per iteration (Windows Sleep(1))", range(1, 3, 0.25),
+               [](const twinbench::Scenario& s) {
+                 return s.frame_loop().has_http_request_worker_sleep_ms()
+                            ? s.frame_loop().http_request_worker_sleep_ms()
+                            : 1.0;
+               },
+               [](twinbench::Scenario& s, double v) {
+                 s.mutable_frame_loop()->set_http_request_worker_sleep_ms(v);
+               }});
   return p;
 }
 
@@ -92,15 +119,18 @@ std::vector<CalibrationParameter> select_parameters(const std::string& names) {
   auto all = calibration_parameters();
   std::vector<CalibrationParameter> chosen;
   if (names.empty()) {
-    std::copy_if(all.begin(), all.end(), std::back_inserter(chosen), [](const auto& p) { return !p.only_when_named; });
+    std::copy_if(all.begin(), all.end(), std::back_inserter(chosen),
+                 [](const auto& p) { return !p.only_when_named; });
     return chosen;
   }
   for (const auto& name : split_on(names, ',')) {
-    const auto it = std::find_if(all.begin(), all.end(), [&](const auto& p) { return p.name == name; });
+    const auto it =
+        std::find_if(all.begin(), all.end(), [&](const auto& p) { return p.name == name; });
     if (it == all.end()) {
       std::vector<std::string> known;
       for (const auto& p : all) known.push_back(p.name);
-      throw InputError(fmt::format("--params: expected one of {}, got '{}'", fmt::join(known, ","), name));
+      throw InputError(
+          fmt::format("--params: expected one of {}, got '{}'", fmt::join(known, ","), name));
     }
     chosen.push_back(*it);
   }
@@ -111,7 +141,8 @@ namespace {
 
 bool pattern_matches(const MeasuredCell& c, const std::string& pattern) {
   const auto parts = split_on(pattern, '/');
-  const std::vector<std::string> values = {c.scenario, std::to_string(c.fps), std::to_string(c.body_bytes), c.variant};
+  const std::vector<std::string> values = {c.scenario, std::to_string(c.fps),
+                                           std::to_string(c.body_bytes), c.variant};
   for (std::size_t i = 0; i < parts.size() && i < values.size(); ++i) {
     if (parts[i] != "*" && parts[i] != values[i]) return false;
   }
@@ -125,17 +156,20 @@ void check_cell_patterns(const std::string& patterns, const std::string& option)
   for (const auto& pattern : split_on(patterns, ',')) {
     if (pattern == "rest" && option == "--holdout") continue;
     if (split_on(pattern, '/').size() > 4 ||
-        std::none_of(cells.begin(), cells.end(), [&](const auto& c) { return pattern_matches(c, pattern); })) {
-      throw InputError(fmt::format(
-          "{}: expected patterns scenario[/fps[/bytes[/variant]]] ('*' for any) matching published cells, got '{}'",
-          option, pattern));
+        std::none_of(cells.begin(), cells.end(),
+                     [&](const auto& c) { return pattern_matches(c, pattern); })) {
+      throw InputError(
+          fmt::format("{}: expected patterns scenario[/fps[/bytes[/variant]]] ('*' for any) "
+                      "matching published cells, got '{}'",
+                      option, pattern));
     }
   }
 }
 
 bool cell_matches(const MeasuredCell& c, const std::string& patterns) {
   const auto list = split_on(patterns, ',');
-  return std::any_of(list.begin(), list.end(), [&](const auto& p) { return pattern_matches(c, p); });
+  return std::any_of(list.begin(), list.end(),
+                     [&](const auto& p) { return pattern_matches(c, p); });
 }
 
 double calibration_loss(const Comparison& c) {
@@ -158,9 +192,11 @@ Starts parse_starts(const std::string& text, const std::vector<CalibrationParame
   if (text.empty()) return starts;
   const auto eq = text.find('=');
   const std::string name = text.substr(0, eq);
-  const auto it = std::find_if(params.begin(), params.end(), [&](const auto& p) { return p.name == name; });
+  const auto it =
+      std::find_if(params.begin(), params.end(), [&](const auto& p) { return p.name == name; });
   if (eq == std::string::npos || it == params.end()) {
-    throw InputError(fmt::format("--starts: expected NAME=V1,V2,... with NAME a fitted parameter, got '{}'", text));
+    throw InputError(fmt::format(
+        "--starts: expected NAME=V1,V2,... with NAME a fitted parameter, got '{}'", text));
   }
   starts.param = *it;
   for (const auto& v : split_on(text.substr(eq + 1), ',')) {
@@ -176,15 +212,18 @@ Starts parse_starts(const std::string& text, const std::vector<CalibrationParame
 
 // The command that made a calibration, for its report and the fitted profile's header.
 std::string command_line(const CalibrateArgs& a) {
-  return fmt::format("twinbench calibrate --profile {} --fit {} --holdout {} --runs {}{}{}", a.profile, a.fit, a.holdout,
-                     a.runs, a.params.empty() ? "" : " --params " + a.params, a.starts.empty() ? "" : " --starts " + a.starts);
+  return fmt::format("twinbench calibrate --profile {} --fit {} --holdout {} --runs {}{}{}",
+                     a.profile, a.fit, a.holdout, a.runs,
+                     a.params.empty() ? "" : " --params " + a.params,
+                     a.starts.empty() ? "" : " --starts " + a.starts);
 }
 
 std::string summary_line(const Comparison& c) {
-  return fmt::format("{} cells: {} within one frame, {} within max(1 frame, 5 %); median |error| {:.1f} %, max {:.1f} %",
-                     c.cells.size(), c.within_one_frame(), c.within_goal(), c.median_abs_pct(), c.max_abs_pct());
+  return fmt::format(
+      "{} cells: {} within one frame, {} within max(1 frame, 5 %); median |error| {:.1f} %, max "
+      "{:.1f} %",
+      c.cells.size(), c.within_one_frame(), c.within_goal(), c.median_abs_pct(), c.max_abs_pct());
 }
-
 
 // One calibration: the fit and held-out cells, the parameters, and every evaluation made so far
 // (a parameter vector is simulated once).
@@ -215,11 +254,13 @@ class Calibration {
     if (!starts_.param) {
       std::tie(best_, best_loss_) = descend(start_);
     } else {
-      starts_report_ = fmt::format("| start `{}` | loss | fitted |\n|---:|---:|---|\n", starts_.param->name);
+      starts_report_ =
+          fmt::format("| start `{}` | loss | fitted |\n|---:|---:|---|\n", starts_.param->name);
       for (double v : starts_.values) {
         twinbench::Scenario s = start_;
         starts_.param->set(s, v);
-        if (!a_.quiet) std::cerr << fmt::format("start {} = {}\n", starts_.param->name, value_text(v));
+        if (!a_.quiet)
+          std::cerr << fmt::format("start {} = {}\n", starts_.param->name, value_text(v));
         auto [fitted, loss] = descend(s);
         starts_report_ += fmt::format("| {} | {:.3f} | {}|\n", value_text(v), loss, key_of(fitted));
         if (loss < best_loss_ - 1e-9) best_ = fitted, best_loss_ = loss;
@@ -232,14 +273,17 @@ class Calibration {
   // The final figures with the published protocol (all runs); the report on stdout and the fitted
   // profile written.
   void finish() {
-    fit_result_ = simulate_and_compare(fit_, best_, CompareOptions{a_.jobs, false, 0, std::nullopt});
+    fit_result_ =
+        simulate_and_compare(fit_, best_, CompareOptions{a_.jobs, false, 0, std::nullopt});
     if (!holdout_.empty()) {
-      holdout_result_ = simulate_and_compare(holdout_, best_, CompareOptions{a_.jobs, false, 0, std::nullopt});
+      holdout_result_ =
+          simulate_and_compare(holdout_, best_, CompareOptions{a_.jobs, false, 0, std::nullopt});
     }
     fit_result_.profile = holdout_result_.profile = best_.name();
     fit_result_.profile_description = holdout_result_.profile_description = best_.description();
     std::cout << report();
-    if (!holdout_.empty()) std::cout << comparison_markdown(holdout_result_, "Held-out cells") << "\n";
+    if (!holdout_.empty())
+      std::cout << comparison_markdown(holdout_result_, "Held-out cells") << "\n";
     std::cout << comparison_markdown(fit_result_, "Fitted cells");
     const std::filesystem::path out(a_.out);
     if (out.has_parent_path()) std::filesystem::create_directories(out.parent_path());
@@ -262,10 +306,12 @@ class Calibration {
   Evaluation evaluate(const twinbench::Scenario& s) {
     const std::string key = key_of(s);
     if (const auto it = cache_.find(key); it != cache_.end()) return it->second;
-    const Comparison c = simulate_and_compare(fit_, s, CompareOptions{a_.jobs, false, a_.runs, std::nullopt});
+    const Comparison c =
+        simulate_and_compare(fit_, s, CompareOptions{a_.jobs, false, a_.runs, std::nullopt});
     const Evaluation e{calibration_loss(c), c.within_goal()};
     cache_[key] = e;
-    if (!a_.quiet) std::cerr << fmt::format("  [{}] {}-> loss {:.3f}\n", cache_.size(), key, e.loss);
+    if (!a_.quiet)
+      std::cerr << fmt::format("  [{}] {}-> loss {:.3f}\n", cache_.size(), key, e.loss);
     return e;
   }
 
@@ -289,7 +335,9 @@ class Calibration {
           loss = chosen_loss;
           changed = true;
         }
-        if (!a_.quiet) std::cerr << fmt::format("pass {}: {} = {} (loss {:.3f})\n", pass + 1, p.name, value_text(chosen), loss);
+        if (!a_.quiet)
+          std::cerr << fmt::format("pass {}: {} = {} (loss {:.3f})\n", pass + 1, p.name,
+                                   value_text(chosen), loss);
       }
       if (!changed) break;
     }
@@ -304,12 +352,14 @@ class Calibration {
       twinbench::Scenario s = best_;
       p.set(s, p.grid[at]);
       const Evaluation e = evaluate(s);
-      return fmt::format("{}: {}/{} (loss {:.3f})", value_text(p.grid[at]), e.within_goal, fit_.size(), e.loss);
+      return fmt::format("{}: {}/{} (loss {:.3f})", value_text(p.grid[at]), e.within_goal,
+                         fit_.size(), e.loss);
     };
     std::string rows;
     for (const auto& p : params_) {
       const double fitted = p.get(best_);
-      const auto it = std::find_if(p.grid.begin(), p.grid.end(), [&](double v) { return std::abs(v - fitted) < 1e-9; });
+      const auto it = std::find_if(p.grid.begin(), p.grid.end(),
+                                   [&](double v) { return std::abs(v - fitted) < 1e-9; });
       if (it == p.grid.end()) continue;  // a start value off the grid that the descent kept
       const auto at = static_cast<std::size_t>(it - p.grid.begin());
       rows += fmt::format("| `{}` | {} | {} | {} |\n", p.name, cell_text(p, at),
@@ -319,24 +369,32 @@ class Calibration {
   }
 
   std::string report() const {
-    std::string r = fmt::format("# Calibration of profile `{}`\n\n`{}`\n\n", start_.name(), command_line(a_));
-    r += fmt::format("Fitted on `{}` ({} cells, {} runs per cell during the search); held out: `{}` ({} cells). "
-                     "Coordinate descent over bounded grids, {} pass(es) at most, {} simulations, {:.0f} s.\n\n",
-                     a_.fit, fit_.size(), a_.runs, a_.holdout, holdout_.size(), a_.passes, cache_.size(), search_s_);
+    std::string r =
+        fmt::format("# Calibration of profile `{}`\n\n`{}`\n\n", start_.name(), command_line(a_));
+    r += fmt::format(
+        "Fitted on `{}` ({} cells, {} runs per cell during the search); held out: `{}` ({} cells). "
+        "Coordinate descent over bounded grids, {} pass(es) at most, {} simulations, {:.0f} s.\n\n",
+        a_.fit, fit_.size(), a_.runs, a_.holdout, holdout_.size(), a_.passes, cache_.size(),
+        search_s_);
     if (!starts_report_.empty()) {
-      r += fmt::format("One descent per starting value of `{}` (`--starts {}`); the lowest fit-set loss wins:\n\n{}\n",
-                       starts_.param->name, a_.starts, starts_report_);
+      r += fmt::format(
+          "One descent per starting value of `{}` (`--starts {}`); the lowest fit-set loss "
+          "wins:\n\n{}\n",
+          starts_.param->name, a_.starts, starts_report_);
     }
     r += "| parameter | start | fitted | grid | stands for |\n|---|---:|---:|---|---|\n";
     for (const auto& p : params_) {
-      r += fmt::format("| `{}` | {} | {} | {}..{} ({} values) | {} |\n", p.name, value_text(p.get(start_)),
-                       value_text(p.get(best_)), value_text(p.grid.front()), value_text(p.grid.back()), p.grid.size(),
+      r += fmt::format("| `{}` | {} | {} | {}..{} ({} values) | {} |\n", p.name,
+                       value_text(p.get(start_)), value_text(p.get(best_)),
+                       value_text(p.grid.front()), value_text(p.grid.back()), p.grid.size(),
                        p.source);
     }
     if (!sensitivity_.empty()) {
       r += fmt::format(
-          "\nSensitivity: fit cells within max(1 frame, 5 %) with one parameter one grid step off its fitted value ({} "
-          "runs per cell, as in the search):\n\n| parameter | fitted | one step down | one step up |\n|---|---|---|---|\n{}",
+          "\nSensitivity: fit cells within max(1 frame, 5 %) with one parameter one grid step off "
+          "its fitted value ({} "
+          "runs per cell, as in the search):\n\n| parameter | fitted | one step down | one step up "
+          "|\n|---|---|---|---|\n{}",
           a_.runs, sensitivity_);
     }
     r += fmt::format("\n**Fit set: {}.**\n\n", summary_line(fit_result_));
@@ -347,8 +405,9 @@ class Calibration {
   std::string fitted_profile() const {
     std::string header;
     for (const auto& p : params_) {
-      header += fmt::format("#   {} = {} (start {}; grid {}..{})\n", p.name, value_text(p.get(best_)),
-                            value_text(p.get(start_)), value_text(p.grid.front()), value_text(p.grid.back()));
+      header += fmt::format("#   {} = {} (start {}; grid {}..{})\n", p.name,
+                            value_text(p.get(best_)), value_text(p.get(start_)),
+                            value_text(p.grid.front()), value_text(p.grid.back()));
     }
     std::string text;
     google::protobuf::TextFormat::Printer printer;

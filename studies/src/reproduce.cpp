@@ -47,23 +47,28 @@ std::string fps_label(std::uint32_t fps) { return fps ? fmt::format("{} fps", fp
 }  // namespace
 
 std::vector<MeasuredCell> published_cells() {
-  auto medians = scenario::parse_measured_csv(embedded::reference_medians.text, embedded::reference_medians.path);
-  scenario::attach_summaries(medians, scenario::parse_measured_csv(embedded::reference_summary.text, embedded::reference_summary.path));
+  auto medians = scenario::parse_measured_csv(embedded::reference_medians.text,
+                                              embedded::reference_medians.path);
+  scenario::attach_summaries(medians,
+                             scenario::parse_measured_csv(embedded::reference_summary.text,
+                                                          embedded::reference_summary.path));
   return medians;
 }
 
 twinbench::Scenario load_profile(const std::string& name_or_path) {
   if (name_or_path == "lightsail-2026") {
-    return scenario::parse_profile(embedded::profile_lightsail_2026.text, embedded::profile_lightsail_2026.path);
+    return scenario::parse_profile(embedded::profile_lightsail_2026.text,
+                                   embedded::profile_lightsail_2026.path);
   }
   const auto text = scenario::read_file(name_or_path);
   if (!text) {
-    throw scenario::ScenarioError(fmt::format("--profile {}: expected a built-in profile (lightsail-2026) or a "
-                                              "readable textproto file", name_or_path));
+    throw scenario::ScenarioError(
+        fmt::format("--profile {}: expected a built-in profile (lightsail-2026) or a "
+                    "readable textproto file",
+                    name_or_path));
   }
   return scenario::parse_profile(*text, name_or_path);
 }
-
 
 bool CellComparison::within_one_frame() const { return std::abs(error_ms()) <= frame_ms + 1e-9; }
 
@@ -74,7 +79,8 @@ bool CellComparison::within_goal() const {
 std::optional<bool> CellComparison::within_measured_iqr() const {
   if (!measured.summary) return std::nullopt;
   constexpr double kRounding = 0.1;  // ms: the reference files' precision
-  return measured.summary->q1 - kRounding <= simulated.median && simulated.median <= measured.summary->q3 + kRounding;
+  return measured.summary->q1 - kRounding <= simulated.median &&
+         simulated.median <= measured.summary->q3 + kRounding;
 }
 
 double Comparison::median_abs_pct() const {
@@ -90,25 +96,28 @@ double Comparison::max_abs_pct() const {
 }
 
 std::size_t Comparison::within_one_frame() const {
-  return static_cast<std::size_t>(std::count_if(cells.begin(), cells.end(), [](const auto& c) { return c.within_one_frame(); }));
+  return static_cast<std::size_t>(std::count_if(
+      cells.begin(), cells.end(), [](const auto& c) { return c.within_one_frame(); }));
 }
 
 std::size_t Comparison::with_summary() const {
-  return static_cast<std::size_t>(
-      std::count_if(cells.begin(), cells.end(), [](const auto& c) { return c.measured.summary.has_value(); }));
+  return static_cast<std::size_t>(std::count_if(
+      cells.begin(), cells.end(), [](const auto& c) { return c.measured.summary.has_value(); }));
 }
 
 std::size_t Comparison::within_measured_iqr() const {
-  return static_cast<std::size_t>(
-      std::count_if(cells.begin(), cells.end(), [](const auto& c) { return c.within_measured_iqr().value_or(false); }));
+  return static_cast<std::size_t>(std::count_if(cells.begin(), cells.end(), [](const auto& c) {
+    return c.within_measured_iqr().value_or(false);
+  }));
 }
 
 std::size_t Comparison::within_goal() const {
-  return static_cast<std::size_t>(std::count_if(cells.begin(), cells.end(), [](const auto& c) { return c.within_goal(); }));
+  return static_cast<std::size_t>(
+      std::count_if(cells.begin(), cells.end(), [](const auto& c) { return c.within_goal(); }));
 }
 
-Comparison simulate_and_compare(const std::vector<MeasuredCell>& measured, const twinbench::Scenario& profile,
-                                const CompareOptions& options) {
+Comparison simulate_and_compare(const std::vector<MeasuredCell>& measured,
+                                const twinbench::Scenario& profile, const CompareOptions& options) {
   const unsigned jobs = options.jobs;
   const bool progress = options.progress;
   // Group the cells by published scenario, keeping the published order of caps, sizes, variants.
@@ -117,8 +126,9 @@ Comparison simulate_and_compare(const std::vector<MeasuredCell>& measured, const
   for (const auto& c : measured) {
     const auto* file = published_scenario_file(c.scenario);
     if (!file) {
-      throw InputError(fmt::format("{}: scenario: expected latency, small_download or file_download, got '{}'",
-                                           c.origin, c.scenario));
+      throw InputError(
+          fmt::format("{}: scenario: expected latency, small_download or file_download, got '{}'",
+                      c.origin, c.scenario));
     }
     if (!by_scenario.count(c.scenario)) order.push_back(c.scenario);
     by_scenario[c.scenario].push_back(&c);
@@ -130,7 +140,8 @@ Comparison simulate_and_compare(const std::vector<MeasuredCell>& measured, const
     const bool known = std::any_of(published.variants().begin(), published.variants().end(),
                                    [&](const auto& v) { return v.name() == c.variant; });
     if (!known) {
-      throw InputError(fmt::format("{}: variant: '{}' is not a variant of {}", c.origin, c.variant, c.scenario));
+      throw InputError(
+          fmt::format("{}: variant: '{}' is not a variant of {}", c.origin, c.variant, c.scenario));
     }
   }
   Comparison result;
@@ -151,7 +162,8 @@ Comparison simulate_and_compare(const std::vector<MeasuredCell>& measured, const
     s.clear_body_bytes();
     const auto& cells = by_scenario[name];
     auto wanted = [&](auto member, auto value) {
-      return std::any_of(cells.begin(), cells.end(), [&](const MeasuredCell* c) { return c->*member == value; });
+      return std::any_of(cells.begin(), cells.end(),
+                         [&](const MeasuredCell* c) { return c->*member == value; });
     };
     for (const auto& v : published.variants()) {
       if (wanted(&MeasuredCell::variant, v.name())) *s.add_variants() = v;
@@ -160,7 +172,8 @@ Comparison simulate_and_compare(const std::vector<MeasuredCell>& measured, const
     std::vector<std::uint64_t> sizes;
     for (const MeasuredCell* c : cells) {
       if (std::find(caps.begin(), caps.end(), c->fps) == caps.end()) caps.push_back(c->fps);
-      if (std::find(sizes.begin(), sizes.end(), c->body_bytes) == sizes.end()) sizes.push_back(c->body_bytes);
+      if (std::find(sizes.begin(), sizes.end(), c->body_bytes) == sizes.end())
+        sizes.push_back(c->body_bytes);
     }
     for (auto cap : caps) s.add_frame_caps(cap);
     for (auto size : sizes) s.add_body_bytes(size);
@@ -173,7 +186,8 @@ Comparison simulate_and_compare(const std::vector<MeasuredCell>& measured, const
     runner::RunOptions run_options;
     if (progress) {
       *total += runner::protocol_steps(s).size();
-      run_options.on_sample = [line, done, total](const twinbench::Sample& sample, std::size_t, std::size_t) {
+      run_options.on_sample = [line, done, total](const twinbench::Sample& sample, std::size_t,
+                                                  std::size_t) {
         line->update(++*done, *total, sample.scenario());
       };
     }
@@ -182,13 +196,15 @@ Comparison simulate_and_compare(const std::vector<MeasuredCell>& measured, const
   std::map<std::string, scenario::Cell> simulated;
   for (const auto& results : sim::run_simulated_together(requests, jobs)) {
     for (auto& cell : scenario::collect_cells(results)) {
-      simulated[scenario::cell_key(cell.scenario, cell.fps, cell.body_bytes, cell.variant)] = std::move(cell);
+      simulated[scenario::cell_key(cell.scenario, cell.fps, cell.body_bytes, cell.variant)] =
+          std::move(cell);
     }
   }
   for (const auto& m : measured) {
     const auto& cell = simulated.at(scenario::cell_key(m.scenario, m.fps, m.body_bytes, m.variant));
     if (cell.elapsed_ms.empty()) {
-      throw std::runtime_error(fmt::format("{}: the simulation of this cell failed: {}", m.origin, cell.first_error));
+      throw std::runtime_error(
+          fmt::format("{}: the simulation of this cell failed: {}", m.origin, cell.first_error));
     }
     CellComparison c;
     c.measured = m;
@@ -201,58 +217,72 @@ Comparison simulate_and_compare(const std::vector<MeasuredCell>& measured, const
 }
 
 std::string comparison_markdown(const Comparison& c, const std::string& title) {
-  std::string out = fmt::format("# {}\n\nProfile `{}`: {}.\n\n", title, c.profile, c.profile_description);
+  std::string out =
+      fmt::format("# {}\n\nProfile `{}`: {}.\n\n", title, c.profile, c.profile_description);
   out += fmt::format(
-      "**{} cells: {} within one frame of their cap, {} within max(1 frame, 5 %); median |error| {:.1f} %, "
+      "**{} cells: {} within one frame of their cap, {} within max(1 frame, 5 %); median |error| "
+      "{:.1f} %, "
       "max {:.1f} %.**\n\n",
       c.cells.size(), c.within_one_frame(), c.within_goal(), c.median_abs_pct(), c.max_abs_pct());
   if (c.with_summary() > 0) {
-    out += fmt::format("**{} of the {} cells with a {} five-number summary have their simulated median within the {} "
-                       "interquartile range.**\n\n",
-                       c.within_measured_iqr(), c.with_summary(), c.reference, c.reference);
+    out += fmt::format(
+        "**{} of the {} cells with a {} five-number summary have their simulated median within the "
+        "{} "
+        "interquartile range.**\n\n",
+        c.within_measured_iqr(), c.with_summary(), c.reference, c.reference);
   }
-  out += fmt::format("Errors are simulated minus {} median; one frame is 1/fps (the frame work time when uncapped). "
-                     "✗: outside max(1 frame, 5 %); in IQR: the simulated median within the {} q1..q3.\n",
-                     c.reference, c.reference);
+  out += fmt::format(
+      "Errors are simulated minus {} median; one frame is 1/fps (the frame work time when "
+      "uncapped). "
+      "✗: outside max(1 frame, 5 %); in IQR: the simulated median within the {} q1..q3.\n",
+      c.reference, c.reference);
   std::string current;
   for (const auto& cell : c.cells) {
     const auto& m = cell.measured;
     if (m.scenario != current) {
       current = m.scenario;
-      out += fmt::format("\n## {}\n\n| cell | variant | {} | simulated | error ms | error % | error frames | sim frames "
-                         "| in IQR |\n|---|---|---:|---:|---:|---:|---:|---:|:---:|\n",
-                         current, c.reference);
+      out += fmt::format(
+          "\n## {}\n\n| cell | variant | {} | simulated | error ms | error % | error frames | sim "
+          "frames "
+          "| in IQR |\n|---|---|---:|---:|---:|---:|---:|---:|:---:|\n",
+          current, c.reference);
     }
     const auto in_iqr = cell.within_measured_iqr();
-    out += fmt::format("| {}, {} | {} | {:.1f} | {:.1f} | {:+.1f} | {:+.1f} | {:+.1f}{} | {:.0f} | {} |\n",
-                       fps_label(m.fps), size_label(m.body_bytes), m.variant, m.median_ms, cell.simulated.median,
-                       cell.error_ms(), cell.error_pct(), cell.error_frames(), cell.within_goal() ? "" : " ✗",
-                       cell.simulated_frames, in_iqr ? (*in_iqr ? "✓" : "✗") : "–");
+    out += fmt::format(
+        "| {}, {} | {} | {:.1f} | {:.1f} | {:+.1f} | {:+.1f} | {:+.1f}{} | {:.0f} | {} |\n",
+        fps_label(m.fps), size_label(m.body_bytes), m.variant, m.median_ms, cell.simulated.median,
+        cell.error_ms(), cell.error_pct(), cell.error_frames(), cell.within_goal() ? "" : " ✗",
+        cell.simulated_frames, in_iqr ? (*in_iqr ? "✓" : "✗") : "–");
   }
   out += fmt::format("\n## Five-number summaries, {} / simulated (ms)\n\n", c.reference);
-  out += "| scenario | cell | variant | min | q1 | median | q3 | max |\n|---|---|---|---:|---:|---:|---:|---:|\n";
+  out +=
+      "| scenario | cell | variant | min | q1 | median | q3 | max "
+      "|\n|---|---|---|---:|---:|---:|---:|---:|\n";
   for (const auto& cell : c.cells) {
     const auto& m = cell.measured;
     const auto& s = cell.simulated;
     auto pair = [](std::optional<double> published, double simulated) {
-      return published ? fmt::format("{:.1f} / {:.1f}", *published, simulated) : fmt::format("– / {:.1f}", simulated);
+      return published ? fmt::format("{:.1f} / {:.1f}", *published, simulated)
+                       : fmt::format("– / {:.1f}", simulated);
     };
     const auto& p = m.summary;
-    out += fmt::format("| {} | {}, {} | {} | {} | {} | {} | {} | {} |\n", m.scenario, fps_label(m.fps),
-                       size_label(m.body_bytes), m.variant, pair(p ? std::optional(p->min) : std::nullopt, s.min),
-                       pair(p ? std::optional(p->q1) : std::nullopt, s.q1), pair(m.median_ms, s.median),
-                       pair(p ? std::optional(p->q3) : std::nullopt, s.q3),
-                       pair(p ? std::optional(p->max) : std::nullopt, s.max));
+    out += fmt::format(
+        "| {} | {}, {} | {} | {} | {} | {} | {} | {} |\n", m.scenario, fps_label(m.fps),
+        size_label(m.body_bytes), m.variant, pair(p ? std::optional(p->min) : std::nullopt, s.min),
+        pair(p ? std::optional(p->q1) : std::nullopt, s.q1), pair(m.median_ms, s.median),
+        pair(p ? std::optional(p->q3) : std::nullopt, s.q3),
+        pair(p ? std::optional(p->max) : std::nullopt, s.max));
   }
   return out;
 }
 
 std::string comparison_csv(const Comparison& c) {
-  std::string out = fmt::format("scenario,fps,body_bytes,variant,median_ms,{}_ms,simulated_ms\n", c.reference);
+  std::string out =
+      fmt::format("scenario,fps,body_bytes,variant,median_ms,{}_ms,simulated_ms\n", c.reference);
   for (const auto& cell : c.cells) {
     const auto& m = cell.measured;
-    out += fmt::format("{},{},{},{},{:.3f},{:.3f},{:.3f}\n", m.scenario, m.fps, m.body_bytes, m.variant, m.median_ms,
-                       m.median_ms, cell.simulated.median);
+    out += fmt::format("{},{},{},{},{:.3f},{:.3f},{:.3f}\n", m.scenario, m.fps, m.body_bytes,
+                       m.variant, m.median_ms, m.median_ms, cell.simulated.median);
   }
   return out;
 }
@@ -267,29 +297,38 @@ void write_plot(const Comparison& c, const std::filesystem::path& dir, const std
   for (const auto& cell : c.cells) {
     const auto& m = cell.measured;
     const auto& s = cell.simulated;
-    data += fmt::format("{:.3f} {:.3f} {} {:.3f} {:.3f} {:.3f} {:.3f}\n", m.median_ms, s.median, m.scenario,
-                        m.summary ? m.summary->q1 : m.median_ms, m.summary ? m.summary->q3 : m.median_ms, s.q1, s.q3);
+    data += fmt::format("{:.3f} {:.3f} {} {:.3f} {:.3f} {:.3f} {:.3f}\n", m.median_ms, s.median,
+                        m.scenario, m.summary ? m.summary->q1 : m.median_ms,
+                        m.summary ? m.summary->q3 : m.median_ms, s.q1, s.q3);
   }
-  render_plot(dir, "reproduction", data, [&](const std::string& terminal, const std::string& output,
-                                             const std::string& data_file) {
-    return fmt::format(
-        "set terminal {}\nset output {}\nset title {} noenhanced\nset logscale xy\nset grid\n"
-        "set xlabel '{} median (ms), bars q1..q3'\nset ylabel 'simulated median (ms), bars q1..q3'\nset key top left\n"
-        "set xrange [20:20000]\nset yrange [20:20000]\n"
-        "plot x title 'simulated = {}' lc rgb 'black', 1.05*x title '+5 %' dt 2 lc rgb 'gray', "
-        "0.95*x title '-5 %' dt 2 lc rgb 'gray', "
-        "{} using 1:(strcol(3) eq 'latency' ? $2 : 1/0):4:5:6:7 with xyerrorbars title 'latency' pt 7 ps 1.2, "
-        "{} using 1:(strcol(3) eq 'small_download' ? $2 : 1/0):4:5:6:7 with xyerrorbars title 'small download' pt 5 ps 1.2, "
-        "{} using 1:(strcol(3) eq 'file_download' ? $2 : 1/0):4:5:6:7 with xyerrorbars title 'file download' pt 9 ps 1.4\n",
-        terminal, output, gnuplot_quoted(title), c.reference, c.reference, data_file, data_file, data_file);
-  });
+  render_plot(
+      dir, "reproduction", data,
+      [&](const std::string& terminal, const std::string& output, const std::string& data_file) {
+        return fmt::format(
+            "set terminal {}\nset output {}\nset title {} noenhanced\nset logscale xy\nset grid\n"
+            "set xlabel '{} median (ms), bars q1..q3'\nset ylabel 'simulated median (ms), bars "
+            "q1..q3'\nset key top left\n"
+            "set xrange [20:20000]\nset yrange [20:20000]\n"
+            "plot x title 'simulated = {}' lc rgb 'black', 1.05*x title '+5 %' dt 2 lc rgb 'gray', "
+            "0.95*x title '-5 %' dt 2 lc rgb 'gray', "
+            "{} using 1:(strcol(3) eq 'latency' ? $2 : 1/0):4:5:6:7 with xyerrorbars title "
+            "'latency' pt 7 ps 1.2, "
+            "{} using 1:(strcol(3) eq 'small_download' ? $2 : 1/0):4:5:6:7 with xyerrorbars title "
+            "'small download' pt 5 ps 1.2, "
+            "{} using 1:(strcol(3) eq 'file_download' ? $2 : 1/0):4:5:6:7 with xyerrorbars title "
+            "'file download' pt 9 ps 1.4\n",
+            terminal, output, gnuplot_quoted(title), c.reference, c.reference, data_file, data_file,
+            data_file);
+      });
 }
 
 }  // namespace
 
 void write_comparison(const Comparison& c, const std::string& dir, const std::string& title) {
-  scenario::write_file_atomically(std::filesystem::path(dir) / "reproduction.csv", comparison_csv(c));
-  scenario::write_file_atomically(std::filesystem::path(dir) / "reproduction.md", comparison_markdown(c, title));
+  scenario::write_file_atomically(std::filesystem::path(dir) / "reproduction.csv",
+                                  comparison_csv(c));
+  scenario::write_file_atomically(std::filesystem::path(dir) / "reproduction.md",
+                                  comparison_markdown(c, title));
   write_plot(c, dir, title);
 }
 

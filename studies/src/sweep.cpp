@@ -53,7 +53,7 @@ struct AxisDef {
 
 const std::vector<Unit> kTime = {{"us", 1e-3}, {"ms", 1}, {"s", 1e3}};
 const std::vector<Unit> kRate = {{"bit", 1e-6}, {"kbit", 1e-3}, {"mbit", 1}, {"gbit", 1e3}};
-const std::vector<Unit> kBytes = {{"", 1},      {"b", 1},          {"kib", 1024}, {"mib", 1 << 20},
+const std::vector<Unit> kBytes = {{"", 1},          {"b", 1},    {"kib", 1024}, {"mib", 1 << 20},
                                   {"gib", 1 << 30}, {"kb", 1e3}, {"mb", 1e6},   {"gb", 1e9}};
 const std::vector<Unit> kPlain = {{"", 1}};
 const std::vector<Unit> kFraction = {{"", 1}, {"%", 0.01}};
@@ -64,14 +64,17 @@ twinbench::Link& link(Scenario& s) { return *s.mutable_network()->mutable_link()
 
 const std::vector<AxisDef>& axis_defs() {
   static const std::vector<AxisDef> defs = {
-      {"rtt", "rtt_ms", kTime, true, false, [](double v) { return v >= 0; }, "a round-trip time >= 0",
+      {"rtt", "rtt_ms", kTime, true, false, [](double v) { return v >= 0; },
+       "a round-trip time >= 0",
        [](Scenario& s, const AxisValue& v) {
          link(s).set_client_to_server_delay_ms(v.number / 2);
          link(s).set_server_to_client_delay_ms(v.number / 2);
        }},
-      {"rate", "rate_mbps", kRate, true, false, [](double v) { return v > 0; }, "a downlink rate > 0",
+      {"rate", "rate_mbps", kRate, true, false, [](double v) { return v > 0; },
+       "a downlink rate > 0",
        [](Scenario& s, const AxisValue& v) { link(s).set_downlink_mbps(v.number); }},
-      {"uplink", "uplink_mbps", kRate, true, false, [](double v) { return v > 0; }, "an uplink rate > 0",
+      {"uplink", "uplink_mbps", kRate, true, false, [](double v) { return v > 0; },
+       "an uplink rate > 0",
        [](Scenario& s, const AxisValue& v) { link(s).set_uplink_mbps(v.number); }},
       {"loss", "loss", kFraction, false, false, [](double v) { return v >= 0 && v < 1; },
        "a loss probability from 0 to below 1 (or 0% to below 100%)",
@@ -92,26 +95,44 @@ const std::vector<AxisDef>& axis_defs() {
          s.clear_frame_caps();
          s.add_frame_caps(static_cast<std::uint32_t>(v.number));
        }},
-      {"chunk", "chunk_bytes", kBytes, false, true, [](double v) { return v >= 256 && v <= (16 << 20); },
+      {"chunk", "chunk_bytes", kBytes, false, true,
+       [](double v) { return v >= 256 && v <= (16 << 20); },
        "a download chunk size from 256 B to 16 MiB",
-       [](Scenario& s, const AxisValue& v) { s.set_download_chunk_size(static_cast<std::uint32_t>(v.number)); }},
+       [](Scenario& s, const AxisValue& v) {
+         s.set_download_chunk_size(static_cast<std::uint32_t>(v.number));
+       }},
       {"size", "body_bytes", kBytes, false, true, [](double v) { return v >= 0 && v < 0x1p53; },
        "a body size >= 0 (0 = the ping endpoint)",
        [](Scenario& s, const AxisValue& v) {
          s.clear_body_bytes();
          s.add_body_bytes(static_cast<std::uint64_t>(v.number));
        }},
-      {"cc", "cc", {}, false, false, nullptr, "the server's congestion control: cubic, bbr or newreno",
+      {"cc",
+       "cc",
+       {},
+       false,
+       false,
+       nullptr,
+       "the server's congestion control: cubic, bbr or newreno",
        [](Scenario& s, const AxisValue& v) {
-         const auto cc = v.text == "bbr" ? twinbench::BBR : v.text == "newreno" ? twinbench::NEW_RENO : twinbench::CUBIC;
+         const auto cc = v.text == "bbr"       ? twinbench::BBR
+                         : v.text == "newreno" ? twinbench::NEW_RENO
+                                               : twinbench::CUBIC;
          s.mutable_network()->mutable_server_tcp()->set_congestion_control(cc);
        }},
-      {"variant", "variant", {}, false, false, nullptr, "variant names of the scenario",
+      {"variant",
+       "variant",
+       {},
+       false,
+       false,
+       nullptr,
+       "variant names of the scenario",
        [](Scenario& s, const AxisValue& v) {
          auto* variants = s.mutable_variants();
-         variants->erase(std::remove_if(variants->begin(), variants->end(),
-                                        [&](const twinbench::Variant& x) { return x.name() != v.text; }),
-                         variants->end());
+         variants->erase(
+             std::remove_if(variants->begin(), variants->end(),
+                            [&](const twinbench::Variant& x) { return x.name() != v.text; }),
+             variants->end());
        }},
   };
   return defs;
@@ -141,8 +162,10 @@ double parse_quantity(const AxisDef& def, std::string_view text) {
     throw SweepError(fmt::format("\"{}\" is not a number", text));
   const std::string unit = lower(std::string_view(end, text.data() + text.size() - end));
   if (unit.empty() && def.unit_required)
-    throw SweepError(fmt::format("\"{}\" has no unit; {} takes {}", text, def.name, units_text(def)));
-  const auto u = std::find_if(def.units.begin(), def.units.end(), [&](const Unit& x) { return x.suffix == unit; });
+    throw SweepError(
+        fmt::format("\"{}\" has no unit; {} takes {}", text, def.name, units_text(def)));
+  const auto u = std::find_if(def.units.begin(), def.units.end(),
+                              [&](const Unit& x) { return x.suffix == unit; });
   if (u == def.units.end()) {
     const std::string units = units_text(def);
     throw SweepError(fmt::format("bad unit \"{}\" in \"{}\"; {} takes {}", unit, text, def.name,
@@ -169,14 +192,16 @@ std::vector<double> parse_range(const AxisDef& def, std::string_view text) {
   bool log = false;
   if (const std::size_t colon = count.find(':'); colon != std::string_view::npos) {
     if (trim(count.substr(colon + 1)) != "log")
-      throw SweepError(fmt::format("range \"{}\": expected \":log\" or nothing after the point count", text));
+      throw SweepError(
+          fmt::format("range \"{}\": expected \":log\" or nothing after the point count", text));
     log = true;
     count = count.substr(0, colon);
   }
   const double a = parse_quantity(def, text.substr(0, dots));
   const double b = parse_quantity(def, text.substr(dots + 2, slash - dots - 2));
   const std::size_t n = parse_count(trim(count));
-  if (n < 2) throw SweepError(fmt::format("range \"{}\": expected at least 2 points, got {}", text, n));
+  if (n < 2)
+    throw SweepError(fmt::format("range \"{}\": expected at least 2 points, got {}", text, n));
   if (!(a < b)) throw SweepError(fmt::format("range \"{}\" is empty: expected A < B", text));
   if (log && !(a > 0)) throw SweepError(fmt::format("log range \"{}\": expected A > 0", text));
   std::vector<double> values;
@@ -187,7 +212,8 @@ std::vector<double> parse_range(const AxisDef& def, std::string_view text) {
   return values;
 }
 
-std::vector<AxisValue> parse_names(const AxisDef& def, std::string_view values, const Scenario& scenario) {
+std::vector<AxisValue> parse_names(const AxisDef& def, std::string_view values,
+                                   const Scenario& scenario) {
   std::vector<std::string> allowed(kCongestionControls.begin(), kCongestionControls.end());
   if (def.name == "variant") {
     allowed.clear();
@@ -196,7 +222,8 @@ std::vector<AxisValue> parse_names(const AxisDef& def, std::string_view values, 
   std::vector<AxisValue> out;
   for (std::string_view part : split(values, ',')) {
     const std::string name = def.name == "cc" ? lower(trim(part)) : std::string(trim(part));
-    if (name.find("..") != std::string::npos) throw SweepError(fmt::format("{} takes names, not ranges", def.name));
+    if (name.find("..") != std::string::npos)
+      throw SweepError(fmt::format("{} takes names, not ranges", def.name));
     if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
       std::string list;
       for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
@@ -212,15 +239,18 @@ std::vector<AxisValue> parse_numbers(const AxisDef& def, std::string_view values
   for (std::string_view part : split(values, ',')) {
     part = trim(part);
     const bool range = part.find("..") != std::string_view::npos;
-    for (double v : range ? parse_range(def, part) : std::vector<double>{parse_quantity(def, part)}) {
+    for (double v :
+         range ? parse_range(def, part) : std::vector<double>{parse_quantity(def, part)}) {
       if (def.whole) {
         // Range points are rounded to whole numbers; a single value must be one.
         if (!range && v != std::round(v))
           throw SweepError(fmt::format("{}: expected a whole number, got \"{}\"", def.name, part));
         v = std::round(v);
       }
-      if (!def.allowed(v)) throw SweepError(fmt::format("{}: expected {}, got \"{}\"", def.name, def.expected, part));
-      out.push_back({def.whole ? fmt::format("{}", static_cast<std::uint64_t>(v)) : fmt::format("{}", v), v});
+      if (!def.allowed(v))
+        throw SweepError(fmt::format("{}: expected {}, got \"{}\"", def.name, def.expected, part));
+      out.push_back(
+          {def.whole ? fmt::format("{}", static_cast<std::uint64_t>(v)) : fmt::format("{}", v), v});
     }
   }
   return out;
@@ -228,7 +258,8 @@ std::vector<AxisValue> parse_numbers(const AxisDef& def, std::string_view values
 
 const AxisDef& def_of(const Axis& axis) {
   const auto& defs = axis_defs();
-  return *std::find_if(defs.begin(), defs.end(), [&](const AxisDef& d) { return d.name == axis.name; });
+  return *std::find_if(defs.begin(), defs.end(),
+                       [&](const AxisDef& d) { return d.name == axis.name; });
 }
 
 std::uint64_t fnv1a(std::string_view s) {
@@ -276,7 +307,8 @@ Plan plan_sweep(const SweepArgs& a) {
     }
     if (!given.insert(axis.name).second)
       throw SweepError(fmt::format("--axis \"{}\": axis {} is given twice", spec, axis.name));
-    const auto same = std::find_if(axes.begin(), axes.end(), [&](const Axis& x) { return x.name == axis.name; });
+    const auto same =
+        std::find_if(axes.begin(), axes.end(), [&](const Axis& x) { return x.name == axis.name; });
     if (same != axes.end()) {
       *same = std::move(axis);
     } else {
@@ -286,10 +318,12 @@ Plan plan_sweep(const SweepArgs& a) {
   for (std::size_t i = 0; i < axes.size(); ++i)
     for (std::size_t j = 0; j < i; ++j)
       if (axes[i].name == axes[j].name)
-        throw SweepError(fmt::format("{}: sweep: axis {} is given twice", a.scenario, axes[i].name));
+        throw SweepError(
+            fmt::format("{}: sweep: axis {} is given twice", a.scenario, axes[i].name));
   if (axes.empty())
-    throw SweepError(fmt::format("{}: no sweep axes: give --axis NAME=VALUES or `sweep` entries in the scenario",
-                                 a.scenario));
+    throw SweepError(
+        fmt::format("{}: no sweep axes: give --axis NAME=VALUES or `sweep` entries in the scenario",
+                    a.scenario));
 
   Plan plan;
   scenario.clear_sweep();
@@ -325,10 +359,11 @@ bool is_cell_column(const Axis& axis) {
 }
 
 // sweep.csv and sweep.jsonl: a row per point and cell, in point order then the cells' order.
-std::pair<std::string, std::string> sweep_tables(const std::vector<Axis>& axes, const std::vector<Point>& points,
+std::pair<std::string, std::string> sweep_tables(const std::vector<Axis>& axes,
+                                                 const std::vector<Point>& points,
                                                  const std::vector<twinbench::ResultSet>& results) {
-  static constexpr std::string_view kStats[] = {"median_ms", "q1_ms", "q3_ms", "min_ms", "max_ms",
-                                                "p95_ms",    "p99_ms", "median_frames"};
+  static constexpr std::string_view kStats[] = {"median_ms", "q1_ms",  "q3_ms",  "min_ms",
+                                                "max_ms",    "p95_ms", "p99_ms", "median_frames"};
   std::string csv = "point";
   for (const Axis& axis : axes)
     if (!is_cell_column(axis)) csv += "," + axis.column;
@@ -339,11 +374,13 @@ std::pair<std::string, std::string> sweep_tables(const std::vector<Axis>& axes, 
   for (std::size_t i = 0; i < points.size(); ++i) {
     const Point& p = points[i];
     for (const auto& cell : scenario::collect_cells(results[i])) {
-      std::vector<std::pair<std::string, std::string>> fields = {{"point", std::to_string(p.index)}};
+      std::vector<std::pair<std::string, std::string>> fields = {
+          {"point", std::to_string(p.index)}};
       for (std::size_t k = 0; k < axes.size(); ++k) {
         if (is_cell_column(axes[k])) continue;
         const auto& v = axes[k].values[p.at[k]];
-        fields.emplace_back(axes[k].column, def_of(axes[k]).units.empty() ? "\"" + v.text + "\"" : v.text);
+        fields.emplace_back(axes[k].column,
+                            def_of(axes[k]).units.empty() ? "\"" + v.text + "\"" : v.text);
       }
       fields.emplace_back("fps", std::to_string(cell.fps));
       fields.emplace_back("body_bytes", std::to_string(cell.body_bytes));
@@ -353,18 +390,21 @@ std::pair<std::string, std::string> sweep_tables(const std::vector<Axis>& axes, 
       std::vector<std::string> stats(std::size(kStats));
       if (!cell.elapsed_ms.empty()) {
         const auto ms = scenario::summarize(cell.elapsed_ms);
-        const double values[] = {ms.median, ms.q1, ms.q3, ms.min, ms.max, ms.p95, ms.p99,
-                                 scenario::summarize(cell.frames).median};
+        const double values[] = {
+            ms.median, ms.q1,  ms.q3,  ms.min,
+            ms.max,    ms.p95, ms.p99, scenario::summarize(cell.frames).median};
         for (std::size_t k = 0; k < stats.size(); ++k) stats[k] = fmt::format("{:.3f}", values[k]);
       }
       for (std::size_t k = 0; k < stats.size(); ++k) fields.emplace_back(kStats[k], stats[k]);
 
       std::string line, object;
       for (const auto& [name, value] : fields) {
-        // Names are unquoted in CSV (they never contain commas or quotes); missing numbers are null in JSON.
+        // Names are unquoted in CSV (they never contain commas or quotes); missing numbers are null
+        // in JSON.
         const bool quoted = value.starts_with('"');
         line += (line.empty() ? "" : ",") + (quoted ? value.substr(1, value.size() - 2) : value);
-        object += fmt::format("{}\"{}\":{}", object.empty() ? "{" : ",", name, value.empty() ? "null" : value);
+        object += fmt::format("{}\"{}\":{}", object.empty() ? "{" : ",", name,
+                              value.empty() ? "null" : value);
       }
       csv += line + "\n";
       jsonl += object + "}\n";
@@ -378,12 +418,14 @@ void merge_dirs(const std::vector<fs::path>& dirs, const fs::path& out) {
   std::string manifest;
   for (const fs::path& dir : dirs) {
     const auto text = read_file(dir / kManifest);
-    if (!text) throw SweepError(fmt::format("{}: not a sweep directory (no {})", dir.string(), kManifest));
+    if (!text)
+      throw SweepError(fmt::format("{}: not a sweep directory (no {})", dir.string(), kManifest));
     if (manifest.empty()) {
       manifest = *text;
     } else if (*text != manifest) {
-      throw SweepError(fmt::format("{}: {} differs from {}'s: the directories hold different sweeps", dir.string(),
-                                   kManifest, dirs.front().string()));
+      throw SweepError(
+          fmt::format("{}: {} differs from {}'s: the directories hold different sweeps",
+                      dir.string(), kManifest, dirs.front().string()));
     }
   }
   twinbench::SweepManifest m;
@@ -401,16 +443,18 @@ void merge_dirs(const std::vector<fs::path>& dirs, const fs::path& out) {
       const fs::path file = point_file(dir, points[i]);
       const auto data = read_file(file);
       if (!data) continue;
-      if (!results[i].ParseFromString(*data)) throw SweepError(fmt::format("{}: cannot parse", file.string()));
+      if (!results[i].ParseFromString(*data))
+        throw SweepError(fmt::format("{}: cannot parse", file.string()));
       found = true;
       break;
     }
     if (!found && missing++ == 0) first_missing = points[i].key;
   }
   if (missing > 0)
-    throw SweepError(fmt::format("{} of {} points have no result in the given directories (the first: {}); run "
-                                 "the missing shards, or resume the sweep",
-                                 missing, points.size(), first_missing));
+    throw SweepError(
+        fmt::format("{} of {} points have no result in the given directories (the first: {}); run "
+                    "the missing shards, or resume the sweep",
+                    missing, points.size(), first_missing));
   const auto [csv, jsonl] = sweep_tables(axes, points, results);
   scenario::write_file_atomically(out / "sweep.csv", csv);
   scenario::write_file_atomically(out / "sweep.jsonl", jsonl);
@@ -424,7 +468,8 @@ std::pair<std::size_t, std::size_t> parse_shard(const std::string& spec) {
     i = parse_count(parts[0]);
     n = parse_count(parts[1]);
   } catch (const SweepError&) {
-    throw SweepError(fmt::format("--shard \"{}\": expected I/N with whole numbers, e.g. 0/4", spec));
+    throw SweepError(
+        fmt::format("--shard \"{}\": expected I/N with whole numbers, e.g. 0/4", spec));
   }
   if (n < 1 || i >= n) throw SweepError(fmt::format("--shard \"{}\": expected 0 <= I < N", spec));
   return {i, n};
@@ -437,22 +482,26 @@ Axis parse_axis(const std::string& spec, const Scenario& scenario) {
     const std::size_t eq = spec.find('=');
     const std::string name = lower(trim(std::string_view(spec).substr(0, eq)));
     const auto& defs = axis_defs();
-    const auto def = std::find_if(defs.begin(), defs.end(), [&](const AxisDef& d) { return d.name == name; });
+    const auto def =
+        std::find_if(defs.begin(), defs.end(), [&](const AxisDef& d) { return d.name == name; });
     if (def == defs.end()) {
       std::string names;
       for (const auto& d : defs) names += (names.empty() ? "" : ", ") + std::string(d.name);
       throw SweepError(fmt::format("unknown axis \"{}\"; expected one of: {}", name, names));
     }
     if (eq == std::string::npos || trim(std::string_view(spec).substr(eq + 1)).empty())
-      throw SweepError(fmt::format("no values; expected {}=VALUE,VALUE,... or {}=A..B/N", name, name));
+      throw SweepError(
+          fmt::format("no values; expected {}=VALUE,VALUE,... or {}=A..B/N", name, name));
     const std::string_view values = std::string_view(spec).substr(eq + 1);
     Axis axis{name, std::string(def->column), spec, {}};
-    axis.values = def->units.empty() ? parse_names(*def, values, scenario) : parse_numbers(*def, values);
+    axis.values =
+        def->units.empty() ? parse_names(*def, values, scenario) : parse_numbers(*def, values);
     for (std::size_t i = 0; i < axis.values.size(); ++i)
       for (std::size_t j = 0; j < i; ++j)
         if (axis.values[i].text == axis.values[j].text)
-          throw SweepError(fmt::format("{} value {} appears twice{}", name, axis.values[i].text,
-                                       def->whole ? " (range points are rounded to whole numbers)" : ""));
+          throw SweepError(
+              fmt::format("{} value {} appears twice{}", name, axis.values[i].text,
+                          def->whole ? " (range points are rounded to whole numbers)" : ""));
     return axis;
   } catch (const SweepError& e) {
     throw SweepError(fmt::format("\"{}\": {}", spec, e.what()));
@@ -465,7 +514,8 @@ std::vector<Point> enumerate_points(const std::vector<Axis>& axes) {
   for (std::size_t index = 0;; ++index) {
     Point p{index, at, {}};
     for (std::size_t k = 0; k < axes.size(); ++k)
-      p.key += fmt::format("{}{}={}", k == 0 ? "" : ",", axes[k].column, axes[k].values[at[k]].text);
+      p.key +=
+          fmt::format("{}{}={}", k == 0 ? "" : ",", axes[k].column, axes[k].values[at[k]].text);
     points.push_back(std::move(p));
     std::size_t k = axes.size();
     while (k > 0 && ++at[k - 1] == axes[k - 1].values.size()) at[--k] = 0;
@@ -475,20 +525,25 @@ std::vector<Point> enumerate_points(const std::vector<Axis>& axes) {
 
 Scenario apply_point(const Scenario& scenario, const std::vector<Axis>& axes, const Point& point) {
   Scenario s = scenario;
-  for (std::size_t k = 0; k < axes.size(); ++k) def_of(axes[k]).apply(s, axes[k].values[point.at[k]]);
+  for (std::size_t k = 0; k < axes.size(); ++k)
+    def_of(axes[k]).apply(s, axes[k].values[point.at[k]]);
   return s;
 }
 
 void sweep_command(const SweepArgs& a) {
   const Plan plan = plan_sweep(a);
-  const auto shard = a.shard.empty() ? std::pair<std::size_t, std::size_t>{0, 1} : parse_shard(a.shard);
-  const fs::path out = a.out.empty() ? fs::path("out") / (plan.manifest.scenario().name() + "-sweep") : fs::path(a.out);
+  const auto shard =
+      a.shard.empty() ? std::pair<std::size_t, std::size_t>{0, 1} : parse_shard(a.shard);
+  const fs::path out = a.out.empty()
+                           ? fs::path("out") / (plan.manifest.scenario().name() + "-sweep")
+                           : fs::path(a.out);
   const std::string manifest = manifest_text(plan.manifest);
   const auto existing = read_file(out / kManifest);
   if (existing && *existing != manifest)
-    throw SweepError(fmt::format("{}: holds another sweep ({} differs: other scenario, axes, runs or seed); "
-                                 "choose another --out or remove it",
-                                 out.string(), kManifest));
+    throw SweepError(
+        fmt::format("{}: holds another sweep ({} differs: other scenario, axes, runs or seed); "
+                    "choose another --out or remove it",
+                    out.string(), kManifest));
   if (!existing) scenario::write_file_atomically(out / kManifest, manifest);
 
   std::size_t selected = 0;
@@ -525,13 +580,15 @@ void sweep_command(const SweepArgs& a) {
         progress.update(done, todo.size(), ok ? "" : "a point failed");
       });
 
-  const std::string scope = shard.second > 1 ? fmt::format(" (shard {}/{}: {})", shard.first, shard.second, selected) : "";
-  std::cerr << fmt::format("sweep: {} points{}: ran {}, skipped {} already done", plan.points.size(), scope, ran,
-                           skipped);
+  const std::string scope =
+      shard.second > 1 ? fmt::format(" (shard {}/{}: {})", shard.first, shard.second, selected)
+                       : "";
+  std::cerr << fmt::format("sweep: {} points{}: ran {}, skipped {} already done",
+                           plan.points.size(), scope, ran, skipped);
   if (failed) {
     std::cerr << "\n";
-    throw std::runtime_error(
-        fmt::format("point {} failed. Finished points are kept: a re-run resumes.", todo[*failed]->key));
+    throw std::runtime_error(fmt::format(
+        "point {} failed. Finished points are kept: a re-run resumes.", todo[*failed]->key));
   }
   const std::size_t left = selected - skipped - ran;
   if (left > 0) {
@@ -539,7 +596,8 @@ void sweep_command(const SweepArgs& a) {
     return;
   }
   if (shard.second > 1) {
-    std::cerr << fmt::format("; shard complete. Combine the shards with: twinbench merge DIR... --out DIR\n");
+    std::cerr << fmt::format(
+        "; shard complete. Combine the shards with: twinbench merge DIR... --out DIR\n");
     return;
   }
   std::cerr << "\n";

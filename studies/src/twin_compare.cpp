@@ -31,7 +31,8 @@ std::string ms(double v) { return fmt::format("{:.1f}", v); }
 }  // namespace
 
 bool TwinCell::within() const {
-  return missing.empty() && std::fabs(diff_ms()) <= std::max(frame_ms, 0.05 * emulated.median) + 1e-9;
+  return missing.empty() &&
+         std::fabs(diff_ms()) <= std::max(frame_ms, 0.05 * emulated.median) + 1e-9;
 }
 
 std::vector<TwinCell> pair_cells(const std::string& point, const twinbench::ResultSet& simulated,
@@ -39,7 +40,8 @@ std::vector<TwinCell> pair_cells(const std::string& point, const twinbench::Resu
   if (simulated.scenario().name() != emulated.scenario().name())
     throw std::runtime_error("compare: the two runs are of different scenarios");
   std::map<std::tuple<std::string, std::uint32_t, std::uint64_t, std::string>, scenario::Cell> emu;
-  for (auto& c : scenario::collect_cells(emulated)) emu[{c.scenario, c.fps, c.body_bytes, c.variant}] = std::move(c);
+  for (auto& c : scenario::collect_cells(emulated))
+    emu[{c.scenario, c.fps, c.body_bytes, c.variant}] = std::move(c);
   std::vector<TwinCell> cells;
   for (const auto& s : scenario::collect_cells(simulated)) {  // the scenario's order
     const auto e = emu.find({s.scenario, s.fps, s.body_bytes, s.variant});
@@ -69,47 +71,63 @@ std::vector<TwinCell> pair_cells(const std::string& point, const twinbench::Resu
 
 std::string twin_csv(const std::vector<TwinCell>& cells) {
   std::string out =
-      "point,scenario,fps,body_bytes,variant,sim_median_ms,sim_q1_ms,sim_q3_ms,emu_median_ms,emu_q1_ms,emu_q3_ms,"
+      "point,scenario,fps,body_bytes,variant,sim_median_ms,sim_q1_ms,sim_q3_ms,emu_median_ms,emu_"
+      "q1_ms,emu_q3_ms,"
       "diff_ms,diff_pct,diff_frames,within,emu_path_valid,emu_lateness_p99_us,sim_runs,emu_runs\n";
   for (const auto& c : cells) {
     if (!c.missing.empty()) {
-      out += fmt::format("\"{}\",{},{},{},{},,,,,,,,,,no,{},,0,0\n", c.point, c.scenario, c.fps, c.body_bytes, c.variant,
-                         c.path_valid ? "yes" : "no");
+      out += fmt::format("\"{}\",{},{},{},{},,,,,,,,,,no,{},,0,0\n", c.point, c.scenario, c.fps,
+                         c.body_bytes, c.variant, c.path_valid ? "yes" : "no");
       continue;
     }
-    out += fmt::format("\"{}\",{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.2f},{:.2f},{},{},{:.0f},{},{}\n",
-                       c.point, c.scenario, c.fps, c.body_bytes, c.variant, c.simulated.median, c.simulated.q1,
-                       c.simulated.q3, c.emulated.median, c.emulated.q1, c.emulated.q3, c.diff_ms(), c.diff_percent(),
-                       c.diff_frames(), c.within() ? "yes" : "no", c.path_valid ? "yes" : "no", c.lateness_p99_us,
-                       c.simulated.n, c.emulated.n);
+    out += fmt::format(
+        "\"{}\",{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.2f},{:.2f},{},{},{:"
+        ".0f},{},{}\n",
+        c.point, c.scenario, c.fps, c.body_bytes, c.variant, c.simulated.median, c.simulated.q1,
+        c.simulated.q3, c.emulated.median, c.emulated.q1, c.emulated.q3, c.diff_ms(),
+        c.diff_percent(), c.diff_frames(), c.within() ? "yes" : "no", c.path_valid ? "yes" : "no",
+        c.lateness_p99_us, c.simulated.n, c.emulated.n);
   }
   return out;
 }
 
 std::string twin_markdown(const std::vector<TwinCell>& cells, const std::string& title,
                           const std::vector<std::string>& notes) {
-  const auto within = std::count_if(cells.begin(), cells.end(), [](const TwinCell& c) { return c.within(); });
-  const auto invalid = std::count_if(cells.begin(), cells.end(), [](const TwinCell& c) { return !c.path_valid; });
+  const auto within =
+      std::count_if(cells.begin(), cells.end(), [](const TwinCell& c) { return c.within(); });
+  const auto invalid =
+      std::count_if(cells.begin(), cells.end(), [](const TwinCell& c) { return !c.path_valid; });
   std::string out = fmt::format("# {}\n\n", title);
-  out += fmt::format("**{} of {} cells ({:.0f} %) within max(1 frame, 5 %) of the emulated path**", within,
-                     cells.size(), cells.empty() ? 0.0 : 100.0 * static_cast<double>(within) / static_cast<double>(cells.size()));
-  out += invalid ? fmt::format("; {} cells from runs whose emulator timing was invalid (marked).\n\n", invalid)
-                 : "; the emulator kept its timing in every run.\n\n";
-  out += "Simulated (ns-3) and emulated (real kernel TCP) medians, q1..q3 in brackets, in ms; the difference is "
-         "simulated minus emulated.\n\n";
-  out += "| point | variant | fps | bytes | simulated | emulated | diff ms | diff % | diff frames | within |\n"
-         "|---|---|---:|---:|---:|---:|---:|---:|---:|:---:|\n";
+  out += fmt::format("**{} of {} cells ({:.0f} %) within max(1 frame, 5 %) of the emulated path**",
+                     within, cells.size(),
+                     cells.empty()
+                         ? 0.0
+                         : 100.0 * static_cast<double>(within) / static_cast<double>(cells.size()));
+  out += invalid
+             ? fmt::format("; {} cells from runs whose emulator timing was invalid (marked).\n\n",
+                           invalid)
+             : "; the emulator kept its timing in every run.\n\n";
+  out +=
+      "Simulated (ns-3) and emulated (real kernel TCP) medians, q1..q3 in brackets, in ms; the "
+      "difference is "
+      "simulated minus emulated.\n\n";
+  out +=
+      "| point | variant | fps | bytes | simulated | emulated | diff ms | diff % | diff frames | "
+      "within |\n"
+      "|---|---|---:|---:|---:|---:|---:|---:|---:|:---:|\n";
   for (const auto& c : cells) {
     if (!c.missing.empty()) {
-      out += fmt::format("| {} | {} | {} | {} | | | | | | **no**: no successful sample ({}) |\n",
-                         c.point.empty() ? "-" : c.point, c.variant, c.fps, c.body_bytes, c.missing);
+      out +=
+          fmt::format("| {} | {} | {} | {} | | | | | | **no**: no successful sample ({}) |\n",
+                      c.point.empty() ? "-" : c.point, c.variant, c.fps, c.body_bytes, c.missing);
       continue;
     }
-    out += fmt::format("| {} | {} | {} | {} | {} ({}..{}) | {} ({}..{}){} | {:+.1f} | {:+.1f} | {:+.2f} | {} |\n",
-                       c.point.empty() ? "-" : c.point, c.variant, c.fps, c.body_bytes, ms(c.simulated.median),
-                       ms(c.simulated.q1), ms(c.simulated.q3), ms(c.emulated.median), ms(c.emulated.q1),
-                       ms(c.emulated.q3), c.path_valid ? "" : " (invalid timing)", c.diff_ms(), c.diff_percent(),
-                       c.diff_frames(), c.within() ? "yes" : "**no**");
+    out += fmt::format(
+        "| {} | {} | {} | {} | {} ({}..{}) | {} ({}..{}){} | {:+.1f} | {:+.1f} | {:+.2f} | {} |\n",
+        c.point.empty() ? "-" : c.point, c.variant, c.fps, c.body_bytes, ms(c.simulated.median),
+        ms(c.simulated.q1), ms(c.simulated.q3), ms(c.emulated.median), ms(c.emulated.q1),
+        ms(c.emulated.q3), c.path_valid ? "" : " (invalid timing)", c.diff_ms(), c.diff_percent(),
+        c.diff_frames(), c.within() ? "yes" : "**no**");
   }
   if (!notes.empty()) {
     out += "\n";
@@ -120,25 +138,30 @@ std::string twin_markdown(const std::vector<TwinCell>& cells, const std::string&
 
 namespace {
 
-void write_twin_plot(const std::vector<TwinCell>& cells, const std::filesystem::path& dir, const std::string& title) {
+void write_twin_plot(const std::vector<TwinCell>& cells, const std::filesystem::path& dir,
+                     const std::string& title) {
   std::string data;
   for (const auto& c : cells) {
     if (!c.missing.empty()) continue;
-    data += fmt::format("{:.3f} {:.3f} {:.3f} {:.3f} {:.3f} {:.3f} {}\n", c.emulated.median, c.simulated.median,
-                        c.emulated.q1, c.emulated.q3, c.simulated.q1, c.simulated.q3, c.fps);
+    data += fmt::format("{:.3f} {:.3f} {:.3f} {:.3f} {:.3f} {:.3f} {}\n", c.emulated.median,
+                        c.simulated.median, c.emulated.q1, c.emulated.q3, c.simulated.q1,
+                        c.simulated.q3, c.fps);
   }
-  render_plot(dir, "compare", data, [&](const std::string& terminal, const std::string& output,
-                                        const std::string& data_file) {
-    return fmt::format(
-        "set terminal {}\nset output {}\nset title {} noenhanced\nset logscale xy\nset grid\n"
-        "set xlabel 'emulated median (ms), real kernel TCP; bars q1..q3'\n"
-        "set ylabel 'simulated median (ms), ns-3; bars q1..q3'\nset key top left\n"
-        "plot x title 'simulated = emulated' lc rgb 'black', 1.05*x title '+5 %' dt 2 lc rgb 'gray', "
-        "0.95*x title '-5 %' dt 2 lc rgb 'gray', "
-        "{} using 1:($7 == 0 ? $2 : 1/0):3:4:5:6 with xyerrorbars title 'uncapped' pt 7 ps 1.0, "
-        "{} using 1:($7 > 0 ? $2 : 1/0):3:4:5:6 with xyerrorbars title 'capped' pt 5 ps 1.0\n",
-        terminal, output, gnuplot_quoted(title), data_file, data_file);
-  });
+  render_plot(
+      dir, "compare", data,
+      [&](const std::string& terminal, const std::string& output, const std::string& data_file) {
+        return fmt::format(
+            "set terminal {}\nset output {}\nset title {} noenhanced\nset logscale xy\nset grid\n"
+            "set xlabel 'emulated median (ms), real kernel TCP; bars q1..q3'\n"
+            "set ylabel 'simulated median (ms), ns-3; bars q1..q3'\nset key top left\n"
+            "plot x title 'simulated = emulated' lc rgb 'black', 1.05*x title '+5 %' dt 2 lc rgb "
+            "'gray', "
+            "0.95*x title '-5 %' dt 2 lc rgb 'gray', "
+            "{} using 1:($7 == 0 ? $2 : 1/0):3:4:5:6 with xyerrorbars title 'uncapped' pt 7 ps "
+            "1.0, "
+            "{} using 1:($7 > 0 ? $2 : 1/0):3:4:5:6 with xyerrorbars title 'capped' pt 5 ps 1.0\n",
+            terminal, output, gnuplot_quoted(title), data_file, data_file);
+      });
 }
 
 struct GridPoint {
@@ -146,20 +169,24 @@ struct GridPoint {
   twinbench::Scenario scenario;
 };
 
-std::vector<GridPoint> grid_of(const twinbench::Scenario& base, const std::vector<std::string>& specs) {
+std::vector<GridPoint> grid_of(const twinbench::Scenario& base,
+                               const std::vector<std::string>& specs) {
   if (specs.empty()) return {{"", base}};
   std::vector<Axis> axes;
   for (const auto& spec : specs) axes.push_back(parse_axis(spec, base));
   std::vector<GridPoint> points;
-  for (const auto& p : enumerate_points(axes)) points.push_back({p.key, apply_point(base, axes, p)});
+  for (const auto& p : enumerate_points(axes))
+    points.push_back({p.key, apply_point(base, axes, p)});
   return points;
 }
 
 // What the emulated path did not take from the scenario, once per distinct line.
-void collect_notes(const twinbench::ResultSet& emulated, std::set<std::string>& seen, std::vector<std::string>& notes) {
+void collect_notes(const twinbench::ResultSet& emulated, std::set<std::string>& seen,
+                   std::vector<std::string>& notes) {
   for (const auto& s : emulated.run().emulated().settings()) {
     if (s.applied()) continue;
-    const std::string line = fmt::format("- {} `{}` = {}: {}", s.side(), s.field(), s.value(), s.how());
+    const std::string line =
+        fmt::format("- {} `{}` = {}: {}", s.side(), s.field(), s.value(), s.how());
     if (seen.insert(line).second) notes.push_back(line);
   }
 }
@@ -196,19 +223,24 @@ struct CompareOutcome {
   std::vector<std::string> invalid;      // runs whose emulator timing was invalid
 };
 
-std::string point_text(const GridPoint& p, const std::string& name, const std::vector<TwinCell>& point_cells,
+std::string point_text(const GridPoint& p, const std::string& name,
+                       const std::vector<TwinCell>& point_cells,
                        const twinbench::EmulatedPath& path) {
-  const auto ok = std::count_if(point_cells.begin(), point_cells.end(), [](const TwinCell& c) { return c.within(); });
-  return fmt::format("{}: {}/{} cells within; lateness p99 {:.0f} us{}", p.key.empty() ? name : p.key, ok,
-                     point_cells.size(), path.lateness_p99_us(), path.valid() ? "" : " (INVALID)");
+  const auto ok = std::count_if(point_cells.begin(), point_cells.end(),
+                                [](const TwinCell& c) { return c.within(); });
+  return fmt::format("{}: {}/{} cells within; lateness p99 {:.0f} us{}",
+                     p.key.empty() ? name : p.key, ok, point_cells.size(), path.lateness_p99_us(),
+                     path.valid() ? "" : " (INVALID)");
 }
 
 // Every point simulated (in parallel, first), then run on the emulated path (one at a time:
 // real time needs the machine), paired cell by cell; each point's results kept under points/.
-CompareOutcome run_both_twins(const TwinCompareArgs& a, const CompareInput& in, const std::filesystem::path& out) {
+CompareOutcome run_both_twins(const TwinCompareArgs& a, const CompareInput& in,
+                              const std::filesystem::path& out) {
   runner::RunOptions options;
   options.seed = a.seed;
-  if (!a.quiet) std::cerr << fmt::format("simulating {} point(s) ({} jobs)...\n", in.points.size(), a.jobs);
+  if (!a.quiet)
+    std::cerr << fmt::format("simulating {} point(s) ({} jobs)...\n", in.points.size(), a.jobs);
   std::vector<sim::SimulationRequest> requests;
   for (const auto& p : in.points) requests.push_back({p.scenario, options, {}, false});
   const auto simulated = sim::run_simulated_together(requests, a.jobs);
@@ -221,7 +253,9 @@ CompareOutcome run_both_twins(const TwinCompareArgs& a, const CompareInput& in, 
     o.cells.insert(o.cells.end(), point_cells.begin(), point_cells.end());
     collect_notes(emulated_run, o.seen_notes, o.not_applied);
     const auto& path = emulated_run.run().emulated();
-    if (!path.valid()) o.invalid.push_back(fmt::format("- {}: {}", p.key.empty() ? "the run" : p.key, path.invalid_reason()));
+    if (!path.valid())
+      o.invalid.push_back(
+          fmt::format("- {}: {}", p.key.empty() ? "the run" : p.key, path.invalid_reason()));
     const auto dir = out / "points" / (p.key.empty() ? std::string("all") : p.key);
     scenario::write_results(simulated[i], dir / "sim");
     scenario::write_results(emulated_run, dir / "emulated");
@@ -241,8 +275,9 @@ void write_compare(const TwinCompareArgs& a, const CompareInput& in, const Compa
     notes.push_back("\nRuns whose emulator timing was invalid:\n");
     notes.insert(notes.end(), o.invalid.begin(), o.invalid.end());
   }
-  notes.push_back(fmt::format("\nSeed {}; {} measured and {} warmup rounds per cell; per-point results in points/.",
-                              a.seed, in.base.runs(), in.base.warmups()));
+  notes.push_back(fmt::format(
+      "\nSeed {}; {} measured and {} warmup rounds per cell; per-point results in points/.", a.seed,
+      in.base.runs(), in.base.warmups()));
   const std::string title = fmt::format("{}: simulation against the emulated path", in.base.name());
   const std::string md = twin_markdown(o.cells, title, notes);
   scenario::write_file_atomically(out / "compare.csv", twin_csv(o.cells));
@@ -257,7 +292,8 @@ void write_compare(const TwinCompareArgs& a, const CompareInput& in, const Compa
 void twin_compare_command(const TwinCompareArgs& a) {
   const CompareInput in = load_input(a);
   // The path's prerequisites before an hour of simulation.
-  if (const auto missing = emulated::run_emulated_preflight(in.base)) throw emulated::PathUnavailable(*missing);
+  if (const auto missing = emulated::run_emulated_preflight(in.base))
+    throw emulated::PathUnavailable(*missing);
   const std::filesystem::path out = a.out.empty() ? "out/" + in.base.name() + "-compare" : a.out;
   write_compare(a, in, run_both_twins(a, in, out), out);
 }

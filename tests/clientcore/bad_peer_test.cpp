@@ -16,7 +16,8 @@ struct BadPeerCase {
 std::vector<BadPeerCase> cases() {
   return {
       {"garbage", "HELLO THIS IS NOT HTTP\r\n\r\n", false, RequestResult::kConnectionError},
-      {"closes_before_head", "HTTP/1.1 200 OK\r\nContent-Le", true, RequestResult::kConnectionError},
+      {"closes_before_head", "HTTP/1.1 200 OK\r\nContent-Le", true,
+       RequestResult::kConnectionError},
       {"closes_mid_body", "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\nabc", true,
        RequestResult::kConnectionError},
       {"endless_header", "HTTP/1.1 200 OK\r\nX-Endless: " + std::string(1 << 20, 'a'), false,
@@ -29,7 +30,8 @@ std::vector<BadPeerCase> cases() {
 template <typename Model, typename Options>
 void expect_clean_errors(Options options) {
   for (const auto& c : cases()) {
-    ModelBench bench(60, LinkConfig{std::chrono::milliseconds(5), 0}, scripted_peers(c.reply, c.close_after));
+    ModelBench bench(60, LinkConfig{std::chrono::milliseconds(5), 0},
+                     scripted_peers(c.reply, c.close_after));
     Model model(bench.runtime(), options);
     const Measured m = bench.run(model, ModelBench::get("/"));
     EXPECT_EQ(m.completion.result, c.expected) << c.name << ": " << m.completion.error;
@@ -37,7 +39,9 @@ void expect_clean_errors(Options options) {
   }
 }
 
-TEST(BadPeer, HttpRequestReportsConnectionErrors) { expect_clean_errors<HttpRequestModel>(HttpRequestOptions{}); }
+TEST(BadPeer, HttpRequestReportsConnectionErrors) {
+  expect_clean_errors<HttpRequestModel>(HttpRequestOptions{});
+}
 TEST(BadPeer, C3HttpReportsConnectionErrors) { expect_clean_errors<C3HttpModel>(C3HttpOptions{}); }
 
 TEST(BadPeer, EndlessHeaderErrorNamesTheHead) {
@@ -49,7 +53,8 @@ TEST(BadPeer, EndlessHeaderErrorNamesTheHead) {
 }
 
 TEST(BadPeer, RefusedConnectionIsCantConnect) {
-  ModelBench bench(60, LinkConfig{std::chrono::milliseconds(5), 0}, [] { return std::unique_ptr<Peer>(); });
+  ModelBench bench(60, LinkConfig{std::chrono::milliseconds(5), 0},
+                   [] { return std::unique_ptr<Peer>(); });
   HttpRequestModel nat(bench.runtime(), {});
   C3HttpModel c3(bench.runtime(), {});
   EXPECT_EQ(bench.run(nat, ModelBench::get("/")).completion.result, RequestResult::kCantConnect);
@@ -62,8 +67,10 @@ TEST(Chunked, BothModelsReassembleAChunkedBody) {
   for (bool c3_model : {false, true}) {
     ModelBench bench(60, LinkConfig{std::chrono::milliseconds(5), 0}, scripted_peers(reply, false));
     std::unique_ptr<ClientModel> model;
-    if (c3_model) model = std::make_unique<C3HttpModel>(bench.runtime(), C3HttpOptions{});
-    else model = std::make_unique<HttpRequestModel>(bench.runtime(), HttpRequestOptions{});
+    if (c3_model)
+      model = std::make_unique<C3HttpModel>(bench.runtime(), C3HttpOptions{});
+    else
+      model = std::make_unique<HttpRequestModel>(bench.runtime(), HttpRequestOptions{});
     const Measured m = bench.run(*model, ModelBench::get("/"));
     EXPECT_EQ(m.completion.result, RequestResult::kSuccess) << m.completion.error;
     EXPECT_EQ(m.completion.body_bytes, 11u);

@@ -140,7 +140,8 @@ TEST(CompletionPhase, EveryModelResumesTheScriptInThePhaseItDeclares) {
     nat.worker_sleep = Duration{1000};
     // request_completed: a deferred call, from _update_connection in node process (flushed at
     // the frame's end) or from the worker between frames (flushed right after process_frame).
-    cases.push_back({threaded ? "nat_thr" : "nat_coop", std::make_unique<HttpRequestModel>(bench.runtime(), nat),
+    cases.push_back({threaded ? "nat_thr" : "nat_coop",
+                     std::make_unique<HttpRequestModel>(bench.runtime(), nat),
                      threaded ? FramePhase::kFirstFlush : FramePhase::kLastFlush});
     for (Session* pool : {static_cast<Session*>(nullptr), &session}) {
       C3HttpOptions c3;
@@ -148,14 +149,16 @@ TEST(CompletionPhase, EveryModelResumesTheScriptInThePhaseItDeclares) {
       c3.worker_sleep = Duration{1000};
       c3.session = pool;
       // C3Http's caller awaits process_frame, cooperative or threaded (is_alive once per frame).
-      cases.push_back({"c3", std::make_unique<C3HttpModel>(bench.runtime(), c3), FramePhase::kProcessFrame});
+      cases.push_back(
+          {"c3", std::make_unique<C3HttpModel>(bench.runtime(), c3), FramePhase::kProcessFrame});
     }
   }
   for (auto& c : cases) {
     for (const std::uint64_t bytes : {0ull, 300000ull}) {
       const auto path = bytes ? ModelBench::download(bytes) : std::string("/api/benchmark/ping/");
       const Measured m = bench.run(*c.model, ModelBench::get(path));
-      ASSERT_EQ(m.completion.result, RequestResult::kSuccess) << c.name << ": " << m.completion.error;
+      ASSERT_EQ(m.completion.result, RequestResult::kSuccess)
+          << c.name << ": " << m.completion.error;
       EXPECT_EQ(m.phase, c.expected) << c.name << " " << bytes;
       EXPECT_EQ(c.model->completion_phase(), c.expected) << c.name;
     }
@@ -181,8 +184,11 @@ TEST(FrameLoopAt, RunsInTheGivenFrameAndPhaseAndRefusesThePast) {
   frames.start();
   scheduler.run_until([&] { return seen.size() >= 5; }, scheduler.now() + std::chrono::seconds(1));
   const std::vector<std::pair<std::uint64_t, FramePhase>> expected = {
-      {2, FramePhase::kProcessFrame}, {2, FramePhase::kLastFlush}, {3, FramePhase::kNodeProcess},
-      {3, FramePhase::kLastFlush}, {4, FramePhase::kFirstFlush}};
+      {2, FramePhase::kProcessFrame},
+      {2, FramePhase::kLastFlush},
+      {3, FramePhase::kNodeProcess},
+      {3, FramePhase::kLastFlush},
+      {4, FramePhase::kFirstFlush}};
   EXPECT_EQ(seen, expected);
   EXPECT_THROW(frames.at(1, FramePhase::kLastFlush, note), std::logic_error);
   // Between frames, the last frame begun is over.

@@ -11,8 +11,12 @@ namespace {
 class ClientBench {
  public:
   explicit ClientBench(std::function<std::unique_ptr<Peer>()> peers = nullptr)
-      : bench(60, LinkConfig{Duration{0}, 0}, std::move(peers)), client(bench.network, bench.resolver) {}
-  void settle() { bench.scheduler.run_until([] { return false; }, bench.scheduler.now() + std::chrono::milliseconds(1)); }
+      : bench(60, LinkConfig{Duration{0}, 0}, std::move(peers)),
+        client(bench.network, bench.resolver) {}
+  void settle() {
+    bench.scheduler.run_until([] { return false; },
+                              bench.scheduler.now() + std::chrono::milliseconds(1));
+  }
   void get(const std::string& target) {
     client.connect_to_host("127.0.0.1", 8927);
     settle();
@@ -54,12 +58,14 @@ TEST(HttpClient, ReadReturnsWhatHasArrivedWithoutWaiting) {
 
 TEST(HttpClient, ChunkedReadsReturnOneHttpChunkEach) {
   ClientBench b(scripted_peers(
-      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n", false));
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n",
+      false));
   b.get("/");
   ASSERT_TRUE(b.client.is_response_chunked());
   EXPECT_EQ(b.client.read_response_body_chunk().size(), 3u);
   EXPECT_EQ(b.client.read_response_body_chunk().size(), 2u);
-  EXPECT_EQ(b.client.status(), HttpStatus::kBody);  // like Godot, the last-chunk marker is a read of its own
+  EXPECT_EQ(b.client.status(),
+            HttpStatus::kBody);  // like Godot, the last-chunk marker is a read of its own
   EXPECT_TRUE(b.client.read_response_body_chunk().empty());
   EXPECT_EQ(b.client.status(), HttpStatus::kConnected);
 }

@@ -35,7 +35,10 @@ class CountingSinks : public BodySinkFactory {
     struct Sink : BodySink {
       CountingSinks* owner;
       explicit Sink(CountingSinks* o) : owner(o) {}
-      bool write(std::span<const std::byte> d) override { owner->bytes += d.size(); return true; }
+      bool write(std::span<const std::byte> d) override {
+        owner->bytes += d.size();
+        return true;
+      }
       bool finish() override { return true; }
     };
     return std::make_unique<Sink>(this);
@@ -76,7 +79,8 @@ class ModelBench {
         result = m;
       });
     });
-    const bool done = scheduler.run_until([&] { return result.has_value(); }, scheduler.now() + 120s);
+    const bool done =
+        scheduler.run_until([&] { return result.has_value(); }, scheduler.now() + 120s);
     EXPECT_TRUE(done) << "request did not complete within 120 simulated seconds";
     return result.value_or(Measured{});
   }

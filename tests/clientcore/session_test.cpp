@@ -27,8 +27,9 @@ TEST(Session, ReusesAConnectedClient) {
 
 TEST(Session, NeverReusesAConnectionTheServerClosed) {
   // A keep-alive response, after which the server closes the idle connection anyway.
-  ModelBench bench(60, kLink,
-                   scripted_peers("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", /*close_after=*/true));
+  ModelBench bench(
+      60, kLink,
+      scripted_peers("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", /*close_after=*/true));
   Session session(bench.scheduler);
   C3HttpOptions options;
   options.session = &session;
@@ -42,8 +43,9 @@ TEST(Session, NeverReusesAConnectionTheServerClosed) {
 }
 
 TEST(Session, DoesNotPoolConnectionCloseResponses) {
-  ModelBench bench(60, kLink,
-                   scripted_peers("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok", false));
+  ModelBench bench(
+      60, kLink,
+      scripted_peers("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok", false));
   Session session(bench.scheduler);
   C3HttpOptions options;
   options.session = &session;

@@ -89,8 +89,8 @@ struct ClientOutcome {
 };
 
 std::ostream& operator<<(std::ostream& os, const ClientOutcome& o) {
-  return os << "status " << static_cast<int>(o.status) << ", code " << o.code << ", body " << o.body.size()
-            << " bytes, keep-alive " << o.keep_alive;
+  return os << "status " << static_cast<int>(o.status) << ", code " << o.code << ", body "
+            << o.body.size() << " bytes, keep-alive " << o.keep_alive;
 }
 
 ClientOutcome fetch(std::vector<std::string> pieces, bool close_after) {
@@ -105,7 +105,8 @@ ClientOutcome fetch(std::vector<std::string> pieces, bool close_after) {
   for (int i = 0; i < 10000; ++i) {
     client.poll();
     if (client.status() == HttpStatus::kBody) {
-      for (auto chunk = client.read_response_body_chunk(); !chunk.empty(); chunk = client.read_response_body_chunk())
+      for (auto chunk = client.read_response_body_chunk(); !chunk.empty();
+           chunk = client.read_response_body_chunk())
         body.append(reinterpret_cast<const char*>(chunk.data()), chunk.size());
     }
     const HttpStatus s = client.status();
@@ -123,16 +124,25 @@ struct Response {
 
 std::vector<Response> responses() {
   return {
-      {"content-length", "HTTP/1.1 200 OK\r\nContent-Length: 12\r\nContent-Type: application/json\r\n\r\n{\"ok\": true}", false},
-      {"chunked", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n10\r\n0123456789abcdef\r\n0\r\n\r\n", false},
+      {"content-length",
+       "HTTP/1.1 200 OK\r\nContent-Length: 12\r\nContent-Type: application/json\r\n\r\n{\"ok\": "
+       "true}",
+       false},
+      {"chunked",
+       "HTTP/1.1 200 OK\r\nTransfer-Encoding: "
+       "chunked\r\n\r\n3\r\nabc\r\n10\r\n0123456789abcdef\r\n0\r\n\r\n",
+       false},
       {"chunked with extension and trailer",
-       "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4;x=y\r\nwxyz\r\n0\r\nX-Trailer: 1\r\n\r\n", false},
+       "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4;x=y\r\nwxyz\r\n0\r\nX-Trailer: "
+       "1\r\n\r\n",
+       false},
       {"no body", "HTTP/1.1 204 No Content\r\n\r\n", false},
       {"read until close", "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nuntil the end", true},
       {"HTTP/1.0", "HTTP/1.0 200 OK\r\nContent-Length: 5\r\n\r\nhello", true},
       {"cut short", "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly this", true},
       {"bad status line", "HTTP/1.1 2x0 OK\r\nContent-Length: 0\r\n\r\n", false},
-      {"bad chunk size", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n", false},
+      {"bad chunk size", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n",
+       false},
   };
 }
 
@@ -154,7 +164,9 @@ TEST(SplitFeed, TheCorpusCoversSuccessesAndFailures) {
   int good = 0, bad = 0;
   for (const auto& r : responses()) {
     const ClientOutcome o = fetch({r.bytes}, r.close_after);
-    (o.status == HttpStatus::kConnected || o.status == HttpStatus::kDisconnected) && o.code != 0 ? ++good : ++bad;
+    (o.status == HttpStatus::kConnected || o.status == HttpStatus::kDisconnected) && o.code != 0
+        ? ++good
+        : ++bad;
   }
   EXPECT_GE(good, 4);
   EXPECT_GE(bad, 2);
@@ -188,7 +200,9 @@ TEST(SplitFeed, ServerConnectionAnswersTheSameWhereverTheRequestsAreCut) {
       {"ping", "GET /api/benchmark/ping/ HTTP/1.1\r\nHost: x\r\n\r\n"},
       {"download", "GET /api/benchmark/download/100/ HTTP/1.1\r\nHost: x\r\n\r\n"},
       {"echo", "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello"},
-      {"pipelined", "GET /api/benchmark/ping/ HTTP/1.1\r\nHost: x\r\n\r\nGET /api/benchmark/download/3/ HTTP/1.1\r\nHost: x\r\n\r\n"},
+      {"pipelined",
+       "GET /api/benchmark/ping/ HTTP/1.1\r\nHost: x\r\n\r\nGET /api/benchmark/download/3/ "
+       "HTTP/1.1\r\nHost: x\r\n\r\n"},
       {"close", "GET /api/benchmark/ping/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"},
       {"malformed", "GET /x HTTP/9.Z\r\n\r\n"},
   };

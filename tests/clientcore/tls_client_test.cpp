@@ -12,12 +12,14 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::shared_ptr<const server::TlsServerContext> server_context(const server::Credentials& c, TlsVersion max,
-                                                              bool resumption = true) {
+std::shared_ptr<const server::TlsServerContext> server_context(const server::Credentials& c,
+                                                               TlsVersion max,
+                                                               bool resumption = true) {
   server::TlsServerConfig config;
   config.chain_pem = c.chain_pem;
   config.key_pem = c.key_pem;
-  config.max_version = max == TlsVersion::k1_2 ? server::TlsVersion::k1_2 : server::TlsVersion::k1_3;
+  config.max_version =
+      max == TlsVersion::k1_2 ? server::TlsVersion::k1_2 : server::TlsVersion::k1_3;
   config.resumption = resumption;
   return std::make_shared<const server::TlsServerContext>(config);
 }
@@ -31,7 +33,8 @@ server::Credentials bench_credentials(std::string root = "twinbench test root CA
   return server::make_credentials(profile);
 }
 
-std::shared_ptr<TlsClientContext> client_context(const std::string& ca, TlsVersion max, bool resumption = false) {
+std::shared_ptr<TlsClientContext> client_context(const std::string& ca, TlsVersion max,
+                                                 bool resumption = false) {
   TlsClientConfig config;
   config.trusted_ca_pem = ca;
   config.max_version = max;
@@ -50,7 +53,9 @@ struct TlsBench {
   Duration connect(HttpClient& c, const std::string& host, std::shared_ptr<TlsClientContext> tls) {
     const Time start = scheduler.now();
     c.connect_to_host(host, 443, std::move(tls));
-    poll_until(c, [&] { return c.status() != HttpStatus::kResolving && c.status() != HttpStatus::kConnecting; });
+    poll_until(c, [&] {
+      return c.status() != HttpStatus::kResolving && c.status() != HttpStatus::kConnecting;
+    });
     return scheduler.now() - start;
   }
   void poll_until(HttpClient& c, const std::function<bool()>& done) {
@@ -62,7 +67,8 @@ struct TlsBench {
     poll_until(c, [&] { return c.status() != HttpStatus::kRequesting; });
     std::string body;
     poll_until(c, [&] {
-      for (auto chunk = c.read_response_body_chunk(); !chunk.empty(); chunk = c.read_response_body_chunk())
+      for (auto chunk = c.read_response_body_chunk(); !chunk.empty();
+           chunk = c.read_response_body_chunk())
         body.append(reinterpret_cast<const char*>(chunk.data()), chunk.size());
       return c.status() != HttpStatus::kBody;
     });
@@ -80,7 +86,8 @@ TEST(TlsClient, FullHandshakeCostsOneRoundTripWithTls13AndTwoWithTls12) {
   for (const auto version : {TlsVersion::k1_3, TlsVersion::k1_2}) {
     TlsBench bench(server_peers(nullptr, {}, server_context(creds, version)));
     HttpClient client(bench.network, bench.resolver);
-    const Duration took = bench.connect(client, "bench.test", client_context(creds.ca_pem, version));
+    const Duration took =
+        bench.connect(client, "bench.test", client_context(creds.ca_pem, version));
     ASSERT_EQ(client.status(), HttpStatus::kConnected) << client.error();
     // TCP: 1 RTT (20 ms); TLS 1.3: +1 RTT; TLS 1.2: +2 RTT.
     EXPECT_EQ(took, version == TlsVersion::k1_3 ? 40ms : 60ms);
@@ -144,8 +151,10 @@ TEST(TlsClient, UntrustedChainFailsTheHandshakeWithTheReason) {
     HttpClient client(bench.network, bench.resolver);
     bench.connect(client, "bench.test", client_context(creds.ca_pem, version));
     EXPECT_EQ(client.status(), HttpStatus::kTlsHandshakeError);
-    EXPECT_NE(client.error().find("certificate verify failed"), std::string::npos) << client.error();
-    EXPECT_NE(client.error().find("unable to get local issuer certificate"), std::string::npos) << client.error();
+    EXPECT_NE(client.error().find("certificate verify failed"), std::string::npos)
+        << client.error();
+    EXPECT_NE(client.error().find("unable to get local issuer certificate"), std::string::npos)
+        << client.error();
   }
 }
 
@@ -155,7 +164,8 @@ TEST(TlsClient, PlainHttpServerFailsTheHandshakeWithTheReason) {
   HttpClient client(bench.network, bench.resolver);
   bench.connect(client, "bench.test", client_context(creds.ca_pem, TlsVersion::k1_3));
   EXPECT_EQ(client.status(), HttpStatus::kTlsHandshakeError);
-  EXPECT_NE(client.error().find("TLS handshake with bench.test failed: "), std::string::npos) << client.error();
+  EXPECT_NE(client.error().find("TLS handshake with bench.test failed: "), std::string::npos)
+      << client.error();
   EXPECT_NE(client.error().find("wrong version number"), std::string::npos) << client.error();
 }
 
@@ -163,10 +173,13 @@ TEST(TlsClient, ModelsReportTlsHandshakeErrorAndSucceedOverHttps) {
   const auto creds = bench_credentials();
   const auto tls = client_context(creds.ca_pem, TlsVersion::k1_3);
   for (const bool c3 : {false, true}) {
-    ModelBench bench(60, LinkConfig{}, server_peers(nullptr, {}, server_context(creds, TlsVersion::k1_3)));
+    ModelBench bench(60, LinkConfig{},
+                     server_peers(nullptr, {}, server_context(creds, TlsVersion::k1_3)));
     std::unique_ptr<ClientModel> model;
-    if (c3) model = std::make_unique<C3HttpModel>(bench.runtime(), C3HttpOptions{.tls = tls});
-    else model = std::make_unique<HttpRequestModel>(bench.runtime(), HttpRequestOptions{.tls = tls});
+    if (c3)
+      model = std::make_unique<C3HttpModel>(bench.runtime(), C3HttpOptions{.tls = tls});
+    else
+      model = std::make_unique<HttpRequestModel>(bench.runtime(), HttpRequestOptions{.tls = tls});
     RequestSpec good;
     good.url = "https://bench.test:8927/api/benchmark/ping/";
     const auto ok = bench.run(*model, good);
@@ -176,7 +189,8 @@ TEST(TlsClient, ModelsReportTlsHandshakeErrorAndSucceedOverHttps) {
     wrong.url = "https://10.0.0.2:8927/api/benchmark/ping/";  // the certificate does not name it
     const auto failed = bench.run(*model, wrong);
     EXPECT_EQ(failed.completion.result, RequestResult::kTlsHandshakeError);
-    EXPECT_NE(failed.completion.error.find("IP address mismatch"), std::string::npos) << failed.completion.error;
+    EXPECT_NE(failed.completion.error.find("IP address mismatch"), std::string::npos)
+        << failed.completion.error;
   }
   // Without a TLS configuration an https URL is refused, not sent in clear.
   ModelBench bench(60);

@@ -119,7 +119,8 @@ double ms_since(Clock::time_point t0) {
 }
 
 // Runs `client` against bulk_server; its output is one number per line.
-std::vector<double> run_client(const PathConfig& config, const std::function<std::vector<double>()>& client) {
+std::vector<double> run_client(const PathConfig& config,
+                               const std::function<std::vector<double>()>& client) {
   EmulatedPath path(config, bulk_server, [&](const std::function<void()>& ready, int out) {
     ready();
     std::string text;

@@ -28,7 +28,8 @@ std::map<Cell, double> median_frames(const twinbench::ResultSet& results) {
   std::map<Cell, std::vector<double>> frames;
   for (const auto& s : results.samples()) {
     EXPECT_EQ(s.result(), "success") << s.variant() << " " << s.error();
-    if (!s.warmup()) frames[{s.variant(), s.fps(), s.body_bytes()}].push_back(static_cast<double>(s.frames()));
+    if (!s.warmup())
+      frames[{s.variant(), s.fps(), s.body_bytes()}].push_back(static_cast<double>(s.frames()));
   }
   std::map<Cell, double> medians;
   for (auto& [cell, f] : frames) {
@@ -40,7 +41,8 @@ std::map<Cell, double> median_frames(const twinbench::ResultSet& results) {
 
 TEST(EmulatedRun, FrameGatingAt40MsGivesTheSimulatedFrameCounts) {
   TB_REQUIRE_EMULATED_PATH();
-  auto s = scenario::load_scenario(std::string(TWINBENCH_SOURCE_DIR) + "/scenarios/examples/frame_gating.textproto");
+  auto s = scenario::load_scenario(std::string(TWINBENCH_SOURCE_DIR) +
+                                   "/scenarios/examples/frame_gating.textproto");
   auto* link = s.mutable_network()->mutable_link();
   link->set_client_to_server_delay_ms(20);
   link->set_server_to_client_delay_ms(20);
@@ -54,7 +56,8 @@ TEST(EmulatedRun, FrameGatingAt40MsGivesTheSimulatedFrameCounts) {
   int equal = 0;
   for (const auto& [cell, frames] : simulated) {
     const auto& [variant, fps, bytes] = cell;
-    EXPECT_NEAR(on_kernel.at(cell), frames, 1.0) << variant << " " << fps << " fps " << bytes << " B";
+    EXPECT_NEAR(on_kernel.at(cell), frames, 1.0)
+        << variant << " " << fps << " fps " << bytes << " B";
     equal += on_kernel.at(cell) == frames;
   }
   // Most cells agree exactly; a cell may sit on a frame boundary, where a fraction of a
@@ -85,7 +88,8 @@ double kept_alive_ping_ms(bool server_nodelay) {
       network {
         link { client_to_server_delay_ms: 5 server_to_client_delay_ms: 5 downlink_mbps: 100 uplink_mbps: 100 }
       }
-  )", "nagle");
+  )",
+                                    "nagle");
   const auto results = emulated::run_emulated(s, runner::RunOptions{}, server_nodelay);
   std::vector<double> times;
   for (const auto& sample : results.samples()) {
@@ -120,9 +124,11 @@ TEST(EmulatedRun, TheKernelCountsTheResponseHeadAsAPacketInSlowStart) {
       network {
         link { client_to_server_delay_ms: 20 server_to_client_delay_ms: 20 downlink_mbps: 1000 uplink_mbps: 1000 }
       }
-  )", "slow_start");
+  )",
+                                    "slow_start");
   const auto medians = median_times(emulated::run_emulated(s, runner::RunOptions{}));
-  const double one_round = medians.at(13032), two_rounds = medians.at(41992), three_rounds = medians.at(43440);
+  const double one_round = medians.at(13032), two_rounds = medians.at(41992),
+               three_rounds = medians.at(43440);
   // A round more or less is 40 ms; the hosts' wake-ups add a few.
   EXPECT_NEAR(two_rounds - one_round, 40, 8) << "9 + 20 segments: the second round carries 20";
   EXPECT_NEAR(three_rounds - one_round, 80, 8) << "one segment more spills into a third round";
@@ -130,11 +136,13 @@ TEST(EmulatedRun, TheKernelCountsTheResponseHeadAsAPacketInSlowStart) {
 
 // Every process in the tree under `pid`, and the network namespaces they are in.
 void descendants(pid_t pid, std::set<pid_t>& pids, std::set<std::string>& namespaces) {
-  std::ifstream children("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
+  std::ifstream children("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) +
+                         "/children");
   for (pid_t child; children >> child;) {
     pids.insert(child);
     std::error_code ec;
-    namespaces.insert(std::filesystem::read_symlink("/proc/" + std::to_string(child) + "/ns/net", ec).string());
+    namespaces.insert(
+        std::filesystem::read_symlink("/proc/" + std::to_string(child) + "/ns/net", ec).string());
     descendants(child, pids, namespaces);
   }
 }
@@ -157,7 +165,8 @@ bool namespace_in_use(const std::string& ns) {
 
 TEST(EmulatedRun, AKilledRunLeavesNoProcessNamespaceOrInterfaceBehind) {
   TB_REQUIRE_EMULATED_PATH();
-  const auto dir = std::filesystem::temp_directory_path() / ("tb-kill-" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("tb-kill-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const auto scenario_file = dir / "long.textproto";
   std::ofstream(scenario_file) << R"(
@@ -172,8 +181,8 @@ TEST(EmulatedRun, AKilledRunLeavesNoProcessNamespaceOrInterfaceBehind) {
   const std::string own_namespace = std::filesystem::read_symlink("/proc/self/ns/net", ec).string();
   const pid_t pid = ::fork();
   if (pid == 0) {
-    ::execl(TWINBENCH_BINARY, "twinbench", "run", scenario_file.c_str(), "--backend", "emulated", "--out",
-            (dir / "out").c_str(), "-q", static_cast<char*>(nullptr));
+    ::execl(TWINBENCH_BINARY, "twinbench", "run", scenario_file.c_str(), "--backend", "emulated",
+            "--out", (dir / "out").c_str(), "-q", static_cast<char*>(nullptr));
     ::_exit(127);
   }
   std::set<pid_t> pids;
@@ -188,7 +197,8 @@ TEST(EmulatedRun, AKilledRunLeavesNoProcessNamespaceOrInterfaceBehind) {
     namespaces.erase("");
     if (namespaces.size() >= 2) break;
   }
-  ASSERT_GE(namespaces.size(), 2u) << "the run did not put its two sides in namespaces of their own";
+  ASSERT_GE(namespaces.size(), 2u)
+      << "the run did not put its two sides in namespaces of their own";
   std::this_thread::sleep_for(std::chrono::milliseconds(500));  // mid-run
   ::kill(pid, SIGKILL);
   int status = 0;
@@ -201,7 +211,8 @@ TEST(EmulatedRun, AKilledRunLeavesNoProcessNamespaceOrInterfaceBehind) {
   for (pid_t p : pids) EXPECT_FALSE(running(p)) << "process " << p << " survived";
   // The TUN devices live only in those namespaces: gone with them.
   for (const auto& ns : namespaces) EXPECT_FALSE(namespace_in_use(ns)) << ns << " survived";
-  EXPECT_FALSE(std::filesystem::exists(dir / "out" / "results.json")) << "no result from a killed run";
+  EXPECT_FALSE(std::filesystem::exists(dir / "out" / "results.json"))
+      << "no result from a killed run";
   std::filesystem::remove_all(dir);
 }
 

@@ -43,9 +43,9 @@ TEST(LinkDirection, ADropTailQueueInPacketsExcludesThePacketOnTheWire) {
   DirectionConfig c = plain(12, 0);
   c.queue.packets = 2;
   LinkDirection link(c);
-  EXPECT_EQ(link.offer(0, 1500).fate, Fate::kDelivered);   // on the wire
-  EXPECT_EQ(link.offer(0, 1500).fate, Fate::kDelivered);   // queued
-  EXPECT_EQ(link.offer(0, 1500).fate, Fate::kDelivered);   // queued
+  EXPECT_EQ(link.offer(0, 1500).fate, Fate::kDelivered);  // on the wire
+  EXPECT_EQ(link.offer(0, 1500).fate, Fate::kDelivered);  // queued
+  EXPECT_EQ(link.offer(0, 1500).fate, Fate::kDelivered);  // queued
   EXPECT_EQ(link.offer(0, 1500).fate, Fate::kQueueFull);
   // Once the first has left the wire, the second is on it and there is room for one more.
   EXPECT_EQ(link.offer(kFullPacketAt12Mbps, 1500).fate, Fate::kDelivered);
@@ -111,7 +111,8 @@ TEST(LinkDirection, ThePolicerDropsWhatFindsTooFewTokensAndRefillsAtItsRate) {
   EXPECT_EQ(link.offer(0, 1500).fate, Fate::kDelivered);  // 1502 of 3100 tokens
   EXPECT_EQ(link.offer(0, 1500).fate, Fate::kDelivered);  // 1502 of ~1600
   EXPECT_EQ(link.offer(0, 1500).fate, Fate::kPoliced);    // ~130 left
-  // The missing ~1370 bytes take ~9.1 ms to accrue: at 9 ms it is still short, at 10.2 ms it passes.
+  // The missing ~1370 bytes take ~9.1 ms to accrue: at 9 ms it is still short, at 10.2 ms it
+  // passes.
   EXPECT_EQ(link.offer(9 * kMs, 1500).fate, Fate::kPoliced);
   EXPECT_EQ(link.offer(10 * kMs + 200'000, 1500).fate, Fate::kDelivered);
 }

@@ -9,13 +9,14 @@
 
 #include "twinbench/emulated/emulated_path.hpp"
 
-#define TB_REQUIRE_EMULATED_PATH()                                                                    \
-  do {                                                                                                \
-    if (const auto missing = ::tb::emulated::check_needs({"cubic", "bbr"})) {                         \
-      const char* required = std::getenv("TWINBENCH_REQUIRE_EMULATED_PATH");                         \
-      if (required && std::string(required) == "1")                                                   \
-        FAIL() << "emulated path required but unavailable at step " << missing->step << ": "          \
-               << missing->message;                                                                   \
-      GTEST_SKIP() << "emulated path unavailable at step " << missing->step << ": " << missing->message; \
-    }                                                                                                 \
+#define TB_REQUIRE_EMULATED_PATH()                                                           \
+  do {                                                                                       \
+    if (const auto missing = ::tb::emulated::check_needs({"cubic", "bbr"})) {                \
+      const char* required = std::getenv("TWINBENCH_REQUIRE_EMULATED_PATH");                 \
+      if (required && std::string(required) == "1")                                          \
+        FAIL() << "emulated path required but unavailable at step " << missing->step << ": " \
+               << missing->message;                                                          \
+      GTEST_SKIP() << "emulated path unavailable at step " << missing->step << ": "          \
+                   << missing->message;                                                      \
+    }                                                                                        \
   } while (0)

@@ -19,7 +19,9 @@ namespace asio = boost::asio;
 class BadServer {
  public:
   BadServer(std::string reply, bool close_after)
-      : acceptor_(io_, {asio::ip::make_address("127.0.0.1"), 0}), reply_(std::move(reply)), close_(close_after) {
+      : acceptor_(io_, {asio::ip::make_address("127.0.0.1"), 0}),
+        reply_(std::move(reply)),
+        close_(close_after) {
     accept();
     thread_ = std::thread([this] { io_.run_for(60s); });
   }
@@ -27,7 +29,9 @@ class BadServer {
     io_.stop();
     thread_.join();
   }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(acceptor_.local_endpoint().port()) + "/"; }
+  std::string url() const {
+    return "http://127.0.0.1:" + std::to_string(acceptor_.local_endpoint().port()) + "/";
+  }
 
  private:
   void accept() {
@@ -35,13 +39,17 @@ class BadServer {
       if (ec) return;
       auto s = std::make_shared<asio::ip::tcp::socket>(std::move(socket));
       auto buf = std::make_shared<std::array<char, 4096>>();
-      s->async_read_some(asio::buffer(*buf), [this, s, buf](boost::system::error_code ec, std::size_t) {
-        if (ec) return;
-        asio::async_write(*s, asio::buffer(reply_), [this, s](boost::system::error_code, std::size_t) {
-          if (close_) s->close();
-          else held_.push_back(s);  // keep it open: the client must give up by itself
-        });
-      });
+      s->async_read_some(
+          asio::buffer(*buf), [this, s, buf](boost::system::error_code ec, std::size_t) {
+            if (ec) return;
+            asio::async_write(
+                *s, asio::buffer(reply_), [this, s](boost::system::error_code, std::size_t) {
+                  if (close_)
+                    s->close();
+                  else
+                    held_.push_back(s);  // keep it open: the client must give up by itself
+                });
+          });
       accept();
     });
   }
@@ -53,7 +61,8 @@ class BadServer {
   std::thread thread_;
 };
 
-Completion run_once(ClientModel& model, live::LiveBackend& live, FrameLoop& frames, const std::string& url) {
+Completion run_once(ClientModel& model, live::LiveBackend& live, FrameLoop& frames,
+                    const std::string& url) {
   std::optional<Completion> result;
   frames.await_process_frame([&] {
     RequestSpec spec;

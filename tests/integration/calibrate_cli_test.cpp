@@ -38,10 +38,12 @@ class CalibrateCli : public ::testing::Test {
     *err = ::testing::internal::GetCapturedStderr();
     return code;
   }
-  void expect_bad_csv(const std::string& name, const std::string& text, int line, const std::string& what) {
+  void expect_bad_csv(const std::string& name, const std::string& text, int line,
+                      const std::string& what) {
     const auto file = write(name, text);
     std::string out, err;
-    EXPECT_EQ(run({"validate", file.string(), "--out", (dir_ / "v").string(), "-q"}, &out, &err), 2) << err;
+    EXPECT_EQ(run({"validate", file.string(), "--out", (dir_ / "v").string(), "-q"}, &out, &err), 2)
+        << err;
     EXPECT_NE(err.find(file.string() + ":" + std::to_string(line) + ":"), std::string::npos) << err;
     EXPECT_NE(err.find(what), std::string::npos) << err;
     EXPECT_FALSE(fs::exists(dir_ / "v" / "reproduction.csv"));
@@ -57,22 +59,29 @@ TEST_F(CalibrateCli, ValidateWrongColumnCount) {
 }
 
 TEST_F(CalibrateCli, ValidateNotANumber) {
-  expect_bad_csv("number.csv", "# comment\n" + kHeader + "latency,60,0,c3_coop,fast\n", 3, "median_ms");
+  expect_bad_csv("number.csv", "# comment\n" + kHeader + "latency,60,0,c3_coop,fast\n", 3,
+                 "median_ms");
 }
 
 TEST_F(CalibrateCli, ValidateUnknownScenario) {
-  expect_bad_csv("scenario.csv", kHeader + "latency,60,0,c3_coop,183.3\nbulk,60,0,c3_coop,183.3\n", 3, "bulk");
+  expect_bad_csv("scenario.csv", kHeader + "latency,60,0,c3_coop,183.3\nbulk,60,0,c3_coop,183.3\n",
+                 3, "bulk");
 }
 
 TEST_F(CalibrateCli, ValidateUnknownVariant) {
-  expect_bad_csv("variant.csv", kHeader + "latency,60,0,c3_coop,183.3\nlatency,60,0,curl,183.3\n", 3, "curl");
+  expect_bad_csv("variant.csv", kHeader + "latency,60,0,c3_coop,183.3\nlatency,60,0,curl,183.3\n",
+                 3, "curl");
 }
 
 TEST_F(CalibrateCli, BadCellPatternIsBadInput) {
   std::string out, err;
-  EXPECT_EQ(run({"calibrate", "--fit", "latency/45", "--out", (dir_ / "p.textproto").string()}, &out, &err), 2);
+  EXPECT_EQ(run({"calibrate", "--fit", "latency/45", "--out", (dir_ / "p.textproto").string()},
+                &out, &err),
+            2);
   EXPECT_NE(err.find("--fit"), std::string::npos) << err;
-  EXPECT_EQ(run({"calibrate", "--params", "rtt", "--out", (dir_ / "p.textproto").string()}, &out, &err), 2);
+  EXPECT_EQ(
+      run({"calibrate", "--params", "rtt", "--out", (dir_ / "p.textproto").string()}, &out, &err),
+      2);
   EXPECT_NE(err.find("rtt_ms"), std::string::npos) << err;
   EXPECT_FALSE(fs::exists(dir_ / "p.textproto"));
 }
@@ -80,15 +89,20 @@ TEST_F(CalibrateCli, BadCellPatternIsBadInput) {
 // `validate` (reproduce's code on a subset): the same measured file gives byte-identical report,
 // CSV and plots, whether its simulations run in one process or in worker processes.
 TEST_F(CalibrateCli, ValidateWritesByteIdenticalFilesAcrossRunsAndJobs) {
-  const auto file = write("measured.csv", "scenario,fps,body_bytes,variant,min_ms,q1_ms,median_ms,q3_ms,max_ms\n"
-                                          "latency,30,0,c3s_coop,60,66,66.7,67,80\n"
-                                          "latency,60,0,c3_thr,150,160,166.6,170,200\n");
+  const auto file = write("measured.csv",
+                          "scenario,fps,body_bytes,variant,min_ms,q1_ms,median_ms,q3_ms,max_ms\n"
+                          "latency,30,0,c3s_coop,60,66,66.7,67,80\n"
+                          "latency,60,0,c3_thr,150,160,166.6,170,200\n");
   std::string out, err;
   for (const char* jobs : {"1", "2"}) {
-    ASSERT_EQ(run({"validate", file.string(), "--out", (dir_ / jobs).string(), "--jobs", jobs, "-q"}, &out, &err), 0)
+    ASSERT_EQ(
+        run({"validate", file.string(), "--out", (dir_ / jobs).string(), "--jobs", jobs, "-q"},
+            &out, &err),
+        0)
         << err;
   }
-  for (const char* name : {"reproduction.csv", "reproduction.md", "reproduction.svg", "reproduction.png"}) {
+  for (const char* name :
+       {"reproduction.csv", "reproduction.md", "reproduction.svg", "reproduction.png"}) {
     std::ifstream a(dir_ / "1" / name, std::ios::binary), b(dir_ / "2" / name, std::ios::binary);
     std::stringstream ta, tb;
     ta << a.rdbuf();
@@ -103,17 +117,19 @@ TEST_F(CalibrateCli, ValidateWritesByteIdenticalFilesAcrossRunsAndJobs) {
 // five-number summaries included.
 TEST_F(CalibrateCli, ValidateTakesItsOwnResultsCsvAndTheModelMatchesItself) {
   std::string out, err;
-  ASSERT_EQ(run({"run", "--profile", "lightsail-2026", "--runs", "2", "--out", (dir_ / "run").string(), "-q"}, &out,
-                &err),
+  ASSERT_EQ(run({"run", "--profile", "lightsail-2026", "--runs", "2", "--out",
+                 (dir_ / "run").string(), "-q"},
+                &out, &err),
             0)
       << err;
-  ASSERT_EQ(run({"validate", (dir_ / "run" / "results.csv").string(), "--profile", "lightsail-2026", "--runs", "2",
-                 "--out", (dir_ / "v").string(), "-q"},
+  ASSERT_EQ(run({"validate", (dir_ / "run" / "results.csv").string(), "--profile", "lightsail-2026",
+                 "--runs", "2", "--out", (dir_ / "v").string(), "-q"},
                 &out, &err),
             0)
       << err;
   EXPECT_NE(out.find("24 cells: 24 within one frame"), std::string::npos) << out;
-  EXPECT_NE(out.find("24 of the 24 cells with a measured five-number summary"), std::string::npos) << out;
+  EXPECT_NE(out.find("24 of the 24 cells with a measured five-number summary"), std::string::npos)
+      << out;
   std::ifstream csv(dir_ / "v" / "reproduction.csv");
   std::string line;
   std::getline(csv, line);
@@ -134,10 +150,14 @@ TEST_F(CalibrateCli, ValidateWithFewerRoundsSaysSoAndPlotsPathsWithQuotes) {
   const auto file = write("it's.csv", kHeader + "latency,60,0,c3s_coop,50\n");
   const auto out_dir = dir_ / "o'ut";
   std::string out, err;
-  ASSERT_EQ(run({"validate", file.string(), "--runs", "2", "--out", out_dir.string(), "-q"}, &out, &err), 0) << err;
+  ASSERT_EQ(
+      run({"validate", file.string(), "--runs", "2", "--out", out_dir.string(), "-q"}, &out, &err),
+      0)
+      << err;
   EXPECT_NE(out.find("(2 measured rounds per cell, not the protocol's)"), std::string::npos) << out;
   EXPECT_EQ(err.find("gnuplot failed"), std::string::npos) << err;
-  for (const char* name : {"reproduction.csv", "reproduction.md", "reproduction.svg", "reproduction.png"}) {
+  for (const char* name :
+       {"reproduction.csv", "reproduction.md", "reproduction.svg", "reproduction.png"}) {
     EXPECT_TRUE(fs::exists(out_dir / name)) << name;
   }
 }
@@ -146,18 +166,20 @@ TEST_F(CalibrateCli, ValidateWithFewerRoundsSaysSoAndPlotsPathsWithQuotes) {
 TEST_F(CalibrateCli, DescendsFromEachStartingValue) {
   const auto file = dir_ / "fitted.textproto";
   std::string out, err;
-  ASSERT_EQ(run({"calibrate", "--fit", "latency/60/0/c3s_coop", "--holdout", "latency/60/0/c3s_thr", "--params",
-                 "server_think_ms", "--starts", "server_think_ms=0,2.5", "--runs", "1", "--passes", "1", "--out",
-                 file.string(), "-q", "-j", "1"},
+  ASSERT_EQ(run({"calibrate", "--fit", "latency/60/0/c3s_coop", "--holdout", "latency/60/0/c3s_thr",
+                 "--params", "server_think_ms", "--starts", "server_think_ms=0,2.5", "--runs", "1",
+                 "--passes", "1", "--out", file.string(), "-q", "-j", "1"},
                 &out, &err),
             0)
       << err;
-  EXPECT_NE(out.find("One descent per starting value of `server_think_ms`"), std::string::npos) << out;
+  EXPECT_NE(out.find("One descent per starting value of `server_think_ms`"), std::string::npos)
+      << out;
   EXPECT_NE(out.find("\n| 0 | "), std::string::npos) << out;
   EXPECT_NE(out.find("\n| 2.5 | "), std::string::npos) << out;
   EXPECT_TRUE(fs::exists(file));
   for (const char* bad : {"think=1", "server_think_ms", "server_think_ms=1,x", "rtt_ms=30"}) {
-    EXPECT_EQ(run({"calibrate", "--params", "server_think_ms", "--starts", bad, "--out", (dir_ / "bad.textproto").string()},
+    EXPECT_EQ(run({"calibrate", "--params", "server_think_ms", "--starts", bad, "--out",
+                   (dir_ / "bad.textproto").string()},
                   &out, &err),
               2)
         << bad;
@@ -172,20 +194,24 @@ TEST_F(CalibrateCli, DescendsFromEachStartingValue) {
 TEST_F(CalibrateCli, WritesTheProfileOfTheStartWithTheLowestLoss) {
   const auto file = dir_ / "fitted.textproto";
   std::string out, err;
-  ASSERT_EQ(run({"calibrate", "--fit", "latency/0/0/c3s_coop,latency/0/0/c3_coop", "--holdout", "latency/0/0/c3s_thr",
-                 "--params", "server_think_ms,rtt_ms", "--starts", "rtt_ms=40,20", "--runs", "1", "--passes", "1",
-                 "--out", file.string(), "-q", "-j", "1"},
-                &out, &err),
-            0)
+  ASSERT_EQ(
+      run({"calibrate", "--fit", "latency/0/0/c3s_coop,latency/0/0/c3_coop", "--holdout",
+           "latency/0/0/c3s_thr", "--params", "server_think_ms,rtt_ms", "--starts", "rtt_ms=40,20",
+           "--runs", "1", "--passes", "1", "--out", file.string(), "-q", "-j", "1"},
+          &out, &err),
+      0)
       << err;
   // Rows "| start | loss | value;value;|", values in the order of the profile's header lines.
   const std::regex row(R"(\n\| ([0-9.]+) \| ([0-9.]+) \| ([0-9.;]+)\|)");
   std::vector<std::pair<double, std::string>> starts;  // loss, fitted values
-  for (auto it = std::sregex_iterator(out.begin(), out.end(), row); it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(out.begin(), out.end(), row); it != std::sregex_iterator();
+       ++it) {
     starts.emplace_back(std::stod((*it)[2]), (*it)[3]);
   }
   ASSERT_EQ(starts.size(), 2u) << out;
-  ASSERT_NE(starts[0].first, starts[1].first) << "the starts must end apart for this test to tell them apart\n" << out;
+  ASSERT_NE(starts[0].first, starts[1].first)
+      << "the starts must end apart for this test to tell them apart\n"
+      << out;
   const auto best = std::min_element(starts.begin(), starts.end());
   EXPECT_EQ(best - starts.begin(), 1) << out;
 
@@ -205,13 +231,15 @@ TEST_F(CalibrateCli, WritesTheProfileOfTheStartWithTheLowestLoss) {
 TEST_F(CalibrateCli, ReportsTheFitSetOneGridStepEitherSideOfTheFit) {
   const auto file = dir_ / "fitted.textproto";
   std::string out, err;
-  ASSERT_EQ(run({"calibrate", "--fit", "latency/60/0/c3s_coop,latency/0/0/c3s_coop", "--holdout", "latency/60/0/c3s_thr",
-                 "--params", "server_think_ms", "--runs", "1", "--passes", "1", "--out", file.string(), "-q", "-j", "1"},
+  ASSERT_EQ(run({"calibrate", "--fit", "latency/60/0/c3s_coop,latency/0/0/c3s_coop", "--holdout",
+                 "latency/60/0/c3s_thr", "--params", "server_think_ms", "--runs", "1", "--passes",
+                 "1", "--out", file.string(), "-q", "-j", "1"},
                 &out, &err),
             0)
       << err;
   const std::string cell = R"(([0-9.]+): ([0-9]+)/2 \(loss ([0-9.]+)\))";
-  const std::regex row("\n\\| `server_think_ms` \\| " + cell + " \\| " + cell + " \\| " + cell + " \\|");
+  const std::regex row("\n\\| `server_think_ms` \\| " + cell + " \\| " + cell + " \\| " + cell +
+                       " \\|");
   std::smatch m;
   ASSERT_TRUE(std::regex_search(out, m, row)) << out;
   const double fitted = std::stod(m[1]), down = std::stod(m[4]), up = std::stod(m[7]);
@@ -228,8 +256,8 @@ TEST_F(CalibrateCli, FitsOneParameterOnATinySubsetAndWritesTheProfile) {
   const auto file = dir_ / "fitted.textproto";
   std::string out, err;
   ASSERT_EQ(run({"calibrate", "--fit", "latency/60/0/c3s_coop,latency/60/0/c3s_thr", "--holdout",
-                 "latency/60/0/c3_coop", "--params", "server_think_ms", "--runs", "2", "--passes", "1", "--out",
-                 file.string(), "-q", "-j", "1"},
+                 "latency/60/0/c3_coop", "--params", "server_think_ms", "--runs", "2", "--passes",
+                 "1", "--out", file.string(), "-q", "-j", "1"},
                 &out, &err),
             0)
       << err;
@@ -243,9 +271,9 @@ TEST_F(CalibrateCli, FitsOneParameterOnATinySubsetAndWritesTheProfile) {
   EXPECT_NE(text.str().find("name: \"lightsail-2026\""), std::string::npos) << text.str();
   // The fitted profile is a profile again.
   const auto again = dir_ / "again.textproto";
-  ASSERT_EQ(run({"calibrate", "--profile", file.string(), "--fit", "latency/60/0/c3s_coop", "--holdout",
-                 "latency/60/0/c3s_thr", "--params", "server_think_ms", "--runs", "1", "--passes", "1", "--out",
-                 again.string(), "-q", "-j", "1"},
+  ASSERT_EQ(run({"calibrate", "--profile", file.string(), "--fit", "latency/60/0/c3s_coop",
+                 "--holdout", "latency/60/0/c3s_thr", "--params", "server_think_ms", "--runs", "1",
+                 "--passes", "1", "--out", again.string(), "-q", "-j", "1"},
                 &out, &err),
             0)
       << err;
@@ -269,7 +297,8 @@ TEST(CalibrateParameters, JitterIsFittedOnlyWhenNamed) {
   const auto defaults = names(studies::select_parameters(""));
   EXPECT_EQ(std::count(defaults.begin(), defaults.end(), "jitter_ms"), 0);
   EXPECT_EQ(std::count(defaults.begin(), defaults.end(), "rtt_ms"), 1);
-  EXPECT_EQ(names(studies::select_parameters("rtt_ms,jitter_ms")), (std::vector<std::string>{"rtt_ms", "jitter_ms"}));
+  EXPECT_EQ(names(studies::select_parameters("rtt_ms,jitter_ms")),
+            (std::vector<std::string>{"rtt_ms", "jitter_ms"}));
   EXPECT_THROW(studies::select_parameters("jitter"), std::runtime_error);
 }
 
@@ -279,7 +308,9 @@ TEST(CompareCells, WithinTheMeasuredInterquartileRange) {
   auto cell = [](std::optional<std::pair<double, double>> iqr, double simulated_median) {
     studies::CellComparison c;
     c.measured.median_ms = 165;
-    if (iqr) c.measured.summary = scenario::Summary{25, 150, iqr->first, 165, iqr->second, 180, 180, 180, 165};
+    if (iqr)
+      c.measured.summary =
+          scenario::Summary{25, 150, iqr->first, 165, iqr->second, 180, 180, 180, 165};
     c.simulated = scenario::summarize({simulated_median});
     c.frame_ms = 1000.0 / 60;
     return c;
@@ -294,10 +325,12 @@ TEST(CompareCells, WithinTheMeasuredInterquartileRange) {
   EXPECT_EQ(cell(std::pair(166.6, 166.6), 1100.0 / 6).within_measured_iqr(), false);
 
   studies::Comparison all;
-  all.cells = {cell(std::nullopt, 165), cell(std::pair(160.0, 170.0), 165), cell(std::pair(160.0, 170.0), 175)};
+  all.cells = {cell(std::nullopt, 165), cell(std::pair(160.0, 170.0), 165),
+               cell(std::pair(160.0, 170.0), 175)};
   EXPECT_EQ(all.with_summary(), 2u);
   EXPECT_EQ(all.within_measured_iqr(), 1u);
-  EXPECT_NE(studies::comparison_markdown(all, "t").find("**1 of the 2 cells with a published five-number summary"),
+  EXPECT_NE(studies::comparison_markdown(all, "t").find(
+                "**1 of the 2 cells with a published five-number summary"),
             std::string::npos);
 }
 

@@ -71,10 +71,14 @@ TEST_F(Cli, SimulationNeedsANetworkAndAFrameTimeWhenUncapped) {
   std::string err;
   EXPECT_EQ(run({"run", no_network.string(), "--backend", "sim"}, &err), 2);
   EXPECT_NE(err.find("network"), std::string::npos) << err;
-  const auto uncapped = write("uncapped.textproto", head + "frame_caps: [0]\nnetwork { link { downlink_mbps: 10 uplink_mbps: 10 } }\n");
+  const auto uncapped =
+      write("uncapped.textproto",
+            head + "frame_caps: [0]\nnetwork { link { downlink_mbps: 10 uplink_mbps: 10 } }\n");
   EXPECT_EQ(run({"run", uncapped.string(), "--backend", "sim"}, &err), 2);
   EXPECT_NE(err.find("frame_loop.frame_work_ms"), std::string::npos) << err;
-  const auto bad_link = write("bad_link.textproto", head + "frame_caps: [60]\nnetwork { link { downlink_mbps: 0 uplink_mbps: 10 } }\n");
+  const auto bad_link =
+      write("bad_link.textproto",
+            head + "frame_caps: [60]\nnetwork { link { downlink_mbps: 0 uplink_mbps: 10 } }\n");
   EXPECT_EQ(run({"run", bad_link.string(), "--backend", "sim"}, &err), 2);
   EXPECT_NE(err.find("bad_link.textproto:"), std::string::npos) << err;
   EXPECT_NE(err.find("downlink_mbps"), std::string::npos) << err;
@@ -100,7 +104,10 @@ TEST_F(Cli, RunsAScenarioAgainstItsOwnServerAndWritesResults) {
                           "variants { name: \"nat_coop\" client: HTTP_REQUEST }\n"
                           "frame_caps: [120]\nbody_bytes: [0, 20480]\nruns: 2\nwarmups: 1\n");
   std::string err;
-  ASSERT_EQ(run({"run", file.string(), "--backend", "live", "--out", (dir_ / "out").string(), "-q"}, &err), 0) << err;
+  ASSERT_EQ(run({"run", file.string(), "--backend", "live", "--out", (dir_ / "out").string(), "-q"},
+                &err),
+            0)
+      << err;
   for (const char* name : {"results.json", "results.csv", "results.md"}) {
     EXPECT_TRUE(fs::exists(dir_ / "out" / name)) << name;
   }

@@ -29,7 +29,8 @@ TEST(LiveLoopback, EveryVariantDownloadsEverySizeAndSessionsReuseConnections) {
     ASSERT_EQ(results.samples_size(), 3 * 4 * 6);
     std::map<std::string, int> reused;
     for (const auto& sample : results.samples()) {
-      EXPECT_EQ(sample.result(), "success") << sample.variant() << " " << sample.body_bytes() << ": " << sample.error();
+      EXPECT_EQ(sample.result(), "success")
+          << sample.variant() << " " << sample.body_bytes() << ": " << sample.error();
       EXPECT_EQ(sample.bytes_received(), sample.body_bytes() ? sample.body_bytes() : 0u);
       reused[sample.variant()] += sample.reused_connection();
     }

@@ -26,7 +26,8 @@ twinbench::Scenario https_scenario(const std::string& tls_text) {
       "frame_caps: [120]\n"
       "body_bytes: [0, 102400, 1048576]\n"
       "runs: 2\nwarmups: 1\n"
-      "tls { " + tls_text + " }\n",
+      "tls { " +
+          tls_text + " }\n",
       "live_tls");
   return s;
 }
@@ -36,7 +37,8 @@ struct LiveRun {
   live::ServerStats server;
 };
 
-LiveRun run_https(const twinbench::Scenario& s, const std::string& host = "127.0.0.1", bool server_tls = true) {
+LiveRun run_https(const twinbench::Scenario& s, const std::string& host = "127.0.0.1",
+                  bool server_tls = true) {
   const runner::TlsSetup tls = runner::make_tls_setup(s, {"127.0.0.1"});
   live::ServerOptions server_options;
   if (server_tls) server_options.tls = tls.server;
@@ -54,19 +56,20 @@ LiveRun run_https(const twinbench::Scenario& s, const std::string& host = "127.0
 }
 
 TEST(LiveTls, EveryVariantDownloadsOverHttpsForEveryTlsSetting) {
-  for (const std::string tls : {"max_version: TLS1_3 key_type: RSA_2048",
-                                "max_version: TLS1_2 key_type: ED25519",
-                                "max_version: TLS1_3 key_type: ECDSA_P256 resumption: true",
-                                "min_version: TLS1_2 max_version: TLS1_2 key_type: RSA_4096 intermediates: 2 "
-                                "resumption: true",
-                                "min_version: TLS1_3 key_type: ED25519 intermediates: 3"}) {
+  for (const std::string tls :
+       {"max_version: TLS1_3 key_type: RSA_2048", "max_version: TLS1_2 key_type: ED25519",
+        "max_version: TLS1_3 key_type: ECDSA_P256 resumption: true",
+        "min_version: TLS1_2 max_version: TLS1_2 key_type: RSA_4096 intermediates: 2 "
+        "resumption: true",
+        "min_version: TLS1_3 key_type: ED25519 intermediates: 3"}) {
     const auto run = run_https(https_scenario(tls));
     ASSERT_EQ(run.results.samples_size(), 3 * 3 * 6) << tls;
     std::map<std::string, int> reused;
     for (const auto& sample : run.results.samples()) {
-      EXPECT_EQ(sample.result(), "success") << tls << " " << sample.variant() << " " << sample.body_bytes() << ": "
-                                            << sample.error();
-      EXPECT_EQ(sample.bytes_received(), sample.body_bytes() ? sample.body_bytes() : 12u) << tls << " " << sample.variant();  // ping: {"ok": true}
+      EXPECT_EQ(sample.result(), "success")
+          << tls << " " << sample.variant() << " " << sample.body_bytes() << ": " << sample.error();
+      EXPECT_EQ(sample.bytes_received(), sample.body_bytes() ? sample.body_bytes() : 12u)
+          << tls << " " << sample.variant();  // ping: {"ok": true}
       reused[sample.variant()] += sample.reused_connection();
     }
     // The Session keeps its TLS connection alive: every request after the first reuses it.

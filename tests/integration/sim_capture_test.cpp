@@ -55,8 +55,9 @@ std::vector<TcpPacket> parse_pcap(const std::vector<std::uint8_t>& b) {
     const std::size_t ip_total = b[ip + 2] << 8 | b[ip + 3];
     const std::size_t tcp = ip + ip_header;
     const std::size_t tcp_header = (b[tcp + 12] >> 4) * 4u;
-    packets.push_back(TcpPacket{le32(b, at) + le32(b, at + 4) / 1e6, static_cast<std::uint16_t>(b[tcp] << 8 | b[tcp + 1]),
-                                b[tcp + 13], ip_total - ip_header - tcp_header});
+    packets.push_back(TcpPacket{le32(b, at) + le32(b, at + 4) / 1e6,
+                                static_cast<std::uint16_t>(b[tcp] << 8 | b[tcp + 1]), b[tcp + 13],
+                                ip_total - ip_header - tcp_header});
     at = frame + captured;
   }
   return packets;
@@ -74,11 +75,13 @@ twinbench::Scenario one_download() {
         link { client_to_server_delay_ms: 10 server_to_client_delay_ms: 10
                downlink_mbps: 100 uplink_mbps: 10 }
       }
-  )", "capture");
+  )",
+                                  "capture");
 }
 
 TEST(SimCapture, RecordsBothHostsPacketsAndIsTheSameRunToRun) {
-  const fs::path dir = fs::temp_directory_path() / ("twinbench-capture-test-" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("twinbench-capture-test-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   const auto s = one_download();
   const auto results = sim::run_simulated(s, runner::RunOptions{}, 1, (dir / "a").string());
@@ -86,7 +89,8 @@ TEST(SimCapture, RecordsBothHostsPacketsAndIsTheSameRunToRun) {
   sim::run_simulated(s, runner::RunOptions{}, 1, (dir / "b").string());
   // Published under their final names once the run is over: nothing else is left in the directory.
   std::vector<std::string> names;
-  for (const auto& f : fs::directory_iterator(dir / "a")) names.push_back(f.path().filename().string());
+  for (const auto& f : fs::directory_iterator(dir / "a"))
+    names.push_back(f.path().filename().string());
   std::sort(names.begin(), names.end());
   EXPECT_EQ(names, (std::vector<std::string>{"unit-0-client.pcap", "unit-0-server.pcap"}));
 

@@ -21,12 +21,14 @@ TEST(SimFrameGating, HttpRequestIsCappedAtChunkTimesFpsAndC3HttpIsNot) {
         link { client_to_server_delay_ms: 1 server_to_client_delay_ms: 1
                downlink_mbps: 1000 uplink_mbps: 1000 }
       }
-  )", "gating");
+  )",
+                                          "gating");
   const auto results = sim::run_simulated(s, runner::RunOptions{}, 1);
   ASSERT_EQ(results.samples_size(), 4);
   for (const auto& sample : results.samples()) {
     ASSERT_EQ(sample.result(), "success") << sample.error();
-    const double bytes_per_second = static_cast<double>(sample.body_bytes()) / (sample.elapsed_ms() / 1000.0);
+    const double bytes_per_second =
+        static_cast<double>(sample.body_bytes()) / (sample.elapsed_ms() / 1000.0);
     const double ceiling = static_cast<double>(s.download_chunk_size()) * sample.fps();
     if (sample.variant() == "nat_coop") {
       EXPECT_LE(bytes_per_second, ceiling) << sample.fps() << " fps";
@@ -54,7 +56,8 @@ TEST(SimFrameGating, AReaderThatFillsTheWindowDuringLossRecoveryIsServed) {
         link { client_to_server_delay_ms: 20 server_to_client_delay_ms: 20 downlink_mbps: 100 uplink_mbps: 50 }
         server_tcp { congestion_control: BBR pacing: true slow_start_after_idle: false nodelay: true }
       }
-  )", "full_window");
+  )",
+                                          "full_window");
   const auto results = sim::run_simulated(s, runner::RunOptions{}, 1);
   ASSERT_EQ(results.samples_size(), 1);
   const auto& sample = results.samples(0);

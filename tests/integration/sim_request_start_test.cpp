@@ -40,12 +40,14 @@ std::vector<double> gaps_between_requests(twinbench::RequestStart start) {
       network {
         link { client_to_server_delay_ms: 1 server_to_client_delay_ms: 1 downlink_mbps: 1000 uplink_mbps: 1000 }
       }
-  )", "start");
+  )",
+                                    "start");
   s.set_request_start(start);
   sim::SimBackend sim(s, 1);
   runner::Backend& b = sim.backend();
   RecordingTransports transports(b.transports, b.scheduler);
-  runner::Backend recorded{b.scheduler, b.threads, transports, b.resolver, b.sinks, b.run_until, b.check_download, b.name};
+  runner::Backend recorded{b.scheduler, b.threads,   transports,       b.resolver,
+                           b.sinks,     b.run_until, b.check_download, b.name};
   runner::RunOptions options;
   options.base_url = sim.base_url();
   const auto results = runner::run_scenario(s, recorded, options);
@@ -54,7 +56,8 @@ std::vector<double> gaps_between_requests(twinbench::RequestStart start) {
   for (int i = 0; i + 1 < results.samples_size(); ++i) {
     EXPECT_EQ(results.samples(i).result(), "success") << results.samples(i).error();
     const auto at = static_cast<std::size_t>(i);
-    gaps.push_back(transports.created_ms[at + 1] - transports.created_ms[at] - results.samples(i).elapsed_ms());
+    gaps.push_back(transports.created_ms[at + 1] - transports.created_ms[at] -
+                   results.samples(i).elapsed_ms());
   }
   return gaps;
 }
@@ -62,7 +65,8 @@ std::vector<double> gaps_between_requests(twinbench::RequestStart start) {
 TEST(SimRequestStart, AfterCompletionStartsTheNextRequestAtOnceAndNextProcessFrameAFrameLater) {
   // benchmark.gd: HTTPRequest's completion resumes the script in the frame's last flush, and the
   // next request (and its connection) starts right there.
-  for (const double gap : gaps_between_requests(twinbench::AFTER_COMPLETION)) EXPECT_NEAR(gap, 0, 1e-6);
+  for (const double gap : gaps_between_requests(twinbench::AFTER_COMPLETION))
+    EXPECT_NEAR(gap, 0, 1e-6);
   // Awaiting process_frame first: the request starts at the next frame's start, up to a frame
   // later (here a whole frame: the completion resumed the script at the end of a frame's work).
   for (const double gap : gaps_between_requests(twinbench::NEXT_PROCESS_FRAME)) {

@@ -32,26 +32,32 @@ class SimRun : public ::testing::Test {
   void SetUp() override {
     dir_ = fs::temp_directory_path() / ("twinbench-simrun-" + std::to_string(::getpid()));
     fs::create_directories(dir_);
-    std::ofstream(dir_ / "lossy.textproto") <<
-        "name: \"lossy\"\n"
-        "variants { name: \"c3_coop\" client: C3HTTP }\n"
-        "variants { name: \"c3s_thr\" client: C3HTTP threaded: true session: true }\n"
-        "variants { name: \"nat_coop\" client: HTTP_REQUEST }\n"
-        "frame_caps: [60, 30]\n"
-        "body_bytes: [0, 409600]\n"
-        "runs: 3\nwarmups: 1\n"
-        "session_scope: PER_FRAME_CAP\n"
-        "network {\n"
-        "  link { client_to_server_delay_ms: 20 server_to_client_delay_ms: 20\n"
-        "         downlink_mbps: 50 uplink_mbps: 20 loss_rate: 0.02 jitter_ms: 2 }\n"
-        "}\n";
+    std::ofstream(dir_ / "lossy.textproto")
+        << "name: \"lossy\"\n"
+           "variants { name: \"c3_coop\" client: C3HTTP }\n"
+           "variants { name: \"c3s_thr\" client: C3HTTP threaded: true session: true }\n"
+           "variants { name: \"nat_coop\" client: HTTP_REQUEST }\n"
+           "frame_caps: [60, 30]\n"
+           "body_bytes: [0, 409600]\n"
+           "runs: 3\nwarmups: 1\n"
+           "session_scope: PER_FRAME_CAP\n"
+           "network {\n"
+           "  link { client_to_server_delay_ms: 20 server_to_client_delay_ms: 20\n"
+           "         downlink_mbps: 50 uplink_mbps: 20 loss_rate: 0.02 jitter_ms: 2 }\n"
+           "}\n";
   }
   void TearDown() override { fs::remove_all(dir_); }
 
   // Runs the CLI and returns results.json + results.csv.
   std::pair<std::string, std::string> run(const std::string& name, std::vector<std::string> extra) {
-    std::vector<std::string> args = {"twinbench", "run", (dir_ / "lossy.textproto").string(), "--backend", "sim",
-                                     "-q", "--out", (dir_ / name).string()};
+    std::vector<std::string> args = {"twinbench",
+                                     "run",
+                                     (dir_ / "lossy.textproto").string(),
+                                     "--backend",
+                                     "sim",
+                                     "-q",
+                                     "--out",
+                                     (dir_ / name).string()};
     args.insert(args.end(), extra.begin(), extra.end());
     ::testing::internal::CaptureStdout();
     const int code = app::main_with_args(args);

@@ -24,7 +24,8 @@ twinbench::Scenario fresh_downloads() {
       network {
         link { client_to_server_delay_ms: 20 server_to_client_delay_ms: 20 downlink_mbps: 1000 uplink_mbps: 1000 }
       }
-  )", "slow_start");
+  )",
+                                    "slow_start");
   EXPECT_EQ(s.body_bytes(0), 9 * kSegment);   // fills the initial window with the head
   EXPECT_EQ(s.body_bytes(1), 29 * kSegment);  // then exactly the doubled window
   EXPECT_EQ(s.body_bytes(2), 30 * kSegment);

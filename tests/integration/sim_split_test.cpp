@@ -21,8 +21,8 @@ namespace fs = std::filesystem;
 // Session, plus a second cooperative HTTPRequest right after the first: it starts in the frame
 // phase where the first one's script resumes (the end of a frame), which its own world must
 // reproduce; with an instant name lookup, a request started earlier in a frame is a status ahead
-// by that frame's node process. The server restarts slow start after idle, so a kept connection's download depends
-// on how long it sat idle while the other variants ran.
+// by that frame's node process. The server restarts slow start after idle, so a kept connection's
+// download depends on how long it sat idle while the other variants ran.
 twinbench::Scenario interleaved(const std::string& variants) {
   return scenario::parse_scenario(variants + R"(
       name: "split"
@@ -38,7 +38,8 @@ twinbench::Scenario interleaved(const std::string& variants) {
                downlink_mbps: 20 uplink_mbps: 10 }
         server_tcp { congestion_control: CUBIC slow_start_after_idle: true }
       }
-  )", "split");
+  )",
+                                  "split");
 }
 
 const char* kAllVariants = R"(
@@ -64,7 +65,8 @@ twinbench::ResultSet in_one_world(const twinbench::Scenario& s) {
 }
 
 // The samples of `variants`, serialized, in the order recorded.
-std::vector<std::string> samples_of(const twinbench::ResultSet& r, const std::set<std::string>& variants) {
+std::vector<std::string> samples_of(const twinbench::ResultSet& r,
+                                    const std::set<std::string>& variants) {
   std::vector<std::string> out;
   for (const auto& sample : r.samples()) {
     if (variants.count(sample.variant())) out.push_back(sample.SerializeAsString());
@@ -73,18 +75,21 @@ std::vector<std::string> samples_of(const twinbench::ResultSet& r, const std::se
 }
 
 TEST(SimSplit, WorldsGiveWhatTheWholeInterleavedRunGives) {
-  const std::set<std::string> all = {"c3_coop", "c3_thr", "c3s_coop", "c3s_thr", "nat_coop", "nat_coop_again", "nat_thr"};
+  const std::set<std::string> all = {"c3_coop",  "c3_thr",         "c3s_coop", "c3s_thr",
+                                     "nat_coop", "nat_coop_again", "nat_thr"};
   const auto s = interleaved(kAllVariants);
   const auto whole = in_one_world(s);
   ASSERT_EQ(whole.samples_size(), 2 * 4 * 7);
-  const fs::path dir = fs::temp_directory_path() / ("twinbench-split-" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("twinbench-split-" + std::to_string(::getpid()));
   for (const unsigned jobs : {1u, 2u}) {
     fs::remove_all(dir);
     const auto split = sim::run_simulated(s, runner::RunOptions{}, jobs, dir.string());
     EXPECT_EQ(samples_of(split, all), samples_of(whole, all)) << jobs << " jobs";
     // It was split: five fresh-connection worlds and one of the two Session variants.
     std::size_t worlds = 0;
-    for (const auto& file : fs::directory_iterator(dir)) worlds += file.path().filename().string().ends_with("-client.pcap");
+    for (const auto& file : fs::directory_iterator(dir))
+      worlds += file.path().filename().string().ends_with("-client.pcap");
     EXPECT_EQ(worlds, 6u);
   }
   // --whole-run: one simulation, the same samples.
@@ -94,7 +99,8 @@ TEST(SimSplit, WorldsGiveWhatTheWholeInterleavedRunGives) {
   EXPECT_TRUE(fs::exists(dir / "unit-0-client.pcap"));
   EXPECT_FALSE(fs::exists(dir / "unit-1-client.pcap"));
   fs::remove_all(dir);
-  for (const auto& sample : whole.samples()) EXPECT_EQ(sample.result(), "success") << sample.variant();
+  for (const auto& sample : whole.samples())
+    EXPECT_EQ(sample.result(), "success") << sample.variant();
 }
 
 TEST(SimSplit, ProgressSeesEverySampleOnceWhicheverWorldRanIt) {

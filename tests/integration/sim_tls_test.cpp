@@ -65,11 +65,13 @@ std::vector<Timing> measure(const TlsCase& c) {
   sim::SimulationScope scope(1);
   const server::DeterministicRandom random(1);
   sim::NsScheduler scheduler;
-  const auto v = c.version == TlsVersion::k1_2 ? server::TlsVersion::k1_2 : server::TlsVersion::k1_3;
+  const auto v =
+      c.version == TlsVersion::k1_2 ? server::TlsVersion::k1_2 : server::TlsVersion::k1_3;
   auto server_tls = std::make_shared<const server::TlsServerContext>(
       server::TlsServerConfig{creds.chain_pem, creds.key_pem, v, v, c.resumption});
   sim::SimNetwork net(path(), 1, {}, sim::SimTls{server_tls, c.handshake_cpu_ms});
-  auto client_tls = std::make_shared<TlsClientContext>(TlsClientConfig{creds.ca_pem, c.version, c.version, c.resumption});
+  auto client_tls = std::make_shared<TlsClientContext>(
+      TlsClientConfig{creds.ca_pem, c.version, c.version, c.resumption});
 
   DelayResolver resolver(scheduler, 0ms, {});  // unused: the URL has an IP literal
   std::vector<Timing> timings;
@@ -83,11 +85,14 @@ std::vector<Timing> measure(const TlsCase& c) {
         client.request("GET", "/api/benchmark/ping/");
         client.poll();  // the request goes out now
       }
-      if (connected && !answered && client.status() == HttpStatus::kBody) answered = scheduler.now();
+      if (connected && !answered && client.status() == HttpStatus::kBody)
+        answered = scheduler.now();
     });
     const Time start = scheduler.now();
     client.connect_to_host(sim::SimNetwork::kServerAddress, net.server_port(), client_tls);
-    EXPECT_TRUE(scheduler.run_until([&] { return answered.has_value() || client.status() == HttpStatus::kTlsHandshakeError; }, 10s))
+    EXPECT_TRUE(scheduler.run_until(
+        [&] { return answered.has_value() || client.status() == HttpStatus::kTlsHandshakeError; },
+        10s))
         << client.error();
     EXPECT_TRUE(answered.has_value()) << client.error();
     if (!answered) return timings;
@@ -118,7 +123,8 @@ TEST(SimTls, Tls13FullHandshakeAddsOneRoundTripTls12Two) {
     expect_rtts(tls13[i].response_ms, 1, "request -> response head");
     expect_rtts(tls12[i].response_ms, 1, "request -> response head");
   }
-  std::cout << "TLS 1.3 connect " << tls13[0].connect_ms << " ms, TLS 1.2 connect " << tls12[0].connect_ms << " ms\n";
+  std::cout << "TLS 1.3 connect " << tls13[0].connect_ms << " ms, TLS 1.2 connect "
+            << tls12[0].connect_ms << " ms\n";
 }
 
 TEST(SimTls, ResumptionSavesWhatItShould) {
@@ -132,18 +138,21 @@ TEST(SimTls, ResumptionSavesWhatItShould) {
   expect_rtts(tls13[1].connect_ms, 2, "TLS 1.3 resumed (no 0-RTT): still 1 RTT");
   // Resumed TLS 1.3 skips the certificate and its signature: a smaller flight, so a little sooner.
   EXPECT_LT(tls13[1].connect_ms, tls13[0].connect_ms);
-  std::cout << "TLS 1.2 resumed " << tls12[1].connect_ms << " ms, TLS 1.3 resumed " << tls13[1].connect_ms << " ms\n";
+  std::cout << "TLS 1.2 resumed " << tls12[1].connect_ms << " ms, TLS 1.3 resumed "
+            << tls13[1].connect_ms << " ms\n";
 }
 
 TEST(SimTls, ServerFlightLargerThanIw10CostsOneMoreRoundTrip) {
-  // RSA-4096 certificates are ~1.4 kB each: with 10 intermediates the flight exceeds 10 x 1448 bytes.
+  // RSA-4096 certificates are ~1.4 kB each: with 10 intermediates the flight exceeds 10 x 1448
+  // bytes.
   const auto small = measure({.key = server::KeyType::kRsa4096, .intermediates = 1});
   const auto large = measure({.key = server::KeyType::kRsa4096, .intermediates = 10});
   ASSERT_EQ(small.size(), 2u);
   ASSERT_EQ(large.size(), 2u);
   expect_rtts(small[0].connect_ms, 2, "flight within IW10");
   expect_rtts(large[0].connect_ms, 3, "flight beyond IW10");
-  std::cout << "RSA-4096 x2 " << small[0].connect_ms << " ms, x11 " << large[0].connect_ms << " ms\n";
+  std::cout << "RSA-4096 x2 " << small[0].connect_ms << " ms, x11 " << large[0].connect_ms
+            << " ms\n";
 }
 
 TEST(SimTls, HandshakeCpuTimeDelaysTheServerFlight) {
@@ -164,27 +173,29 @@ std::string slurp(const fs::path& p) {
 // ECDSA's signatures vary in length with their random nonce, so this also checks that OpenSSL's
 // randomness is seeded in simulation.
 TEST(SimTls, SameSeedGivesByteIdenticalFiles) {
-  const fs::path dir = fs::temp_directory_path() / ("twinbench-simtls-" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("twinbench-simtls-" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  std::ofstream(dir / "https.textproto") <<
-      "name: \"https\"\n"
-      "variants { name: \"c3_coop\" client: C3HTTP }\n"
-      "variants { name: \"c3s_coop\" client: C3HTTP session: true }\n"
-      "variants { name: \"nat_coop\" client: HTTP_REQUEST }\n"
-      "frame_caps: [60, 120]\n"
-      "body_bytes: [0, 20480]\n"
-      "runs: 2\nwarmups: 1\n"
-      "session_scope: PER_FRAME_CAP\n"
-      "target { base_url: \"https://bench.example:443\" }\n"
-      "tls { key_type: ECDSA_P256 intermediates: 1 resumption: true }\n"
-      "network {\n"
-      "  link { client_to_server_delay_ms: 20 server_to_client_delay_ms: 20\n"
-      "         downlink_mbps: 50 uplink_mbps: 20 loss_rate: 0.01 }\n"
-      "}\n";
+  std::ofstream(dir / "https.textproto")
+      << "name: \"https\"\n"
+         "variants { name: \"c3_coop\" client: C3HTTP }\n"
+         "variants { name: \"c3s_coop\" client: C3HTTP session: true }\n"
+         "variants { name: \"nat_coop\" client: HTTP_REQUEST }\n"
+         "frame_caps: [60, 120]\n"
+         "body_bytes: [0, 20480]\n"
+         "runs: 2\nwarmups: 1\n"
+         "session_scope: PER_FRAME_CAP\n"
+         "target { base_url: \"https://bench.example:443\" }\n"
+         "tls { key_type: ECDSA_P256 intermediates: 1 resumption: true }\n"
+         "network {\n"
+         "  link { client_to_server_delay_ms: 20 server_to_client_delay_ms: 20\n"
+         "         downlink_mbps: 50 uplink_mbps: 20 loss_rate: 0.01 }\n"
+         "}\n";
   auto run = [&](const std::string& name, const std::string& jobs) {
     ::testing::internal::CaptureStdout();
-    const int code = app::main_with_args({"twinbench", "run", (dir / "https.textproto").string(), "--backend", "sim",
-                                          "-q", "--seed", "3", "--jobs", jobs, "--out", (dir / name).string()});
+    const int code = app::main_with_args({"twinbench", "run", (dir / "https.textproto").string(),
+                                          "--backend", "sim", "-q", "--seed", "3", "--jobs", jobs,
+                                          "--out", (dir / name).string()});
     ::testing::internal::GetCapturedStdout();
     EXPECT_EQ(code, 0);
     return slurp(dir / name / "results.json") + slurp(dir / name / "results.csv");
@@ -218,7 +229,8 @@ TEST(SimTlsTickets, TicketsAckTheClientsFinishedSoNagleDoesNotHoldTheFirstReques
           link { client_to_server_delay_ms: 10 server_to_client_delay_ms: 10 downlink_mbps: 100 uplink_mbps: 100 }
           server_tcp { nodelay: true }
         }
-    )", "tickets");
+    )",
+                                      "tickets");
     s.mutable_tls()->set_server_tickets(tickets);
     const auto results = sim::run_simulated(s, runner::RunOptions{}, 1);
     EXPECT_EQ(results.samples(results.samples_size() - 1).result(), "success");
@@ -231,7 +243,6 @@ TEST(SimTlsTickets, TicketsAckTheClientsFinishedSoNagleDoesNotHoldTheFirstReques
   EXPECT_LT(with, 4 * 20 + 10) << with;
   EXPECT_GT(without - with, 15) << without << " vs " << with;  // 40 ms delayed ACK instead of 1 RTT
 }
-
 
 }  // namespace
 }  // namespace tb

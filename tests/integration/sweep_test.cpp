@@ -39,23 +39,29 @@ twinbench::Scenario two_variants() {
 
 TEST(SweepAxis, UnitsRangesAndLists) {
   const auto s = two_variants();
-  EXPECT_EQ(texts(studies::parse_axis("rtt=10ms..40ms/4", s)), (std::vector<std::string>{"10", "20", "30", "40"}));
-  EXPECT_EQ(texts(studies::parse_axis("rtt=500us,0.5s", s)), (std::vector<std::string>{"0.5", "500"}));
+  EXPECT_EQ(texts(studies::parse_axis("rtt=10ms..40ms/4", s)),
+            (std::vector<std::string>{"10", "20", "30", "40"}));
+  EXPECT_EQ(texts(studies::parse_axis("rtt=500us,0.5s", s)),
+            (std::vector<std::string>{"0.5", "500"}));
   EXPECT_EQ(texts(studies::parse_axis("rate=10Mbit,100mbit,1Gbit,512Kbit", s)),
             (std::vector<std::string>{"10", "100", "1000", "0.512"}));
   EXPECT_EQ(texts(studies::parse_axis("size=1KiB..1MiB/3:log,0", s)),
             (std::vector<std::string>{"1024", "32768", "1048576", "0"}));
-  EXPECT_EQ(texts(studies::parse_axis("loss=0,1%,0.05", s)), (std::vector<std::string>{"0", "0.01", "0.05"}));
-  EXPECT_EQ(texts(studies::parse_axis("cc=cubic,BBR,newreno", s)), (std::vector<std::string>{"cubic", "bbr", "newreno"}));
-  EXPECT_EQ(texts(studies::parse_axis("variant=nat_coop", s)), (std::vector<std::string>{"nat_coop"}));
+  EXPECT_EQ(texts(studies::parse_axis("loss=0,1%,0.05", s)),
+            (std::vector<std::string>{"0", "0.01", "0.05"}));
+  EXPECT_EQ(texts(studies::parse_axis("cc=cubic,BBR,newreno", s)),
+            (std::vector<std::string>{"cubic", "bbr", "newreno"}));
+  EXPECT_EQ(texts(studies::parse_axis("variant=nat_coop", s)),
+            (std::vector<std::string>{"nat_coop"}));
   EXPECT_EQ(studies::parse_axis("chunk=4KiB", s).column, "chunk_bytes");
 }
 
 TEST(SweepAxis, PointsVaryTheLastAxisFastestAndApply) {
   auto s = two_variants();
   s.add_frame_caps(60);
-  const std::vector<studies::Axis> axes = {studies::parse_axis("rtt=10ms,20ms", s), studies::parse_axis("fps=30,60,120", s),
-                                       studies::parse_axis("variant=nat_coop", s)};
+  const std::vector<studies::Axis> axes = {studies::parse_axis("rtt=10ms,20ms", s),
+                                           studies::parse_axis("fps=30,60,120", s),
+                                           studies::parse_axis("variant=nat_coop", s)};
   const auto points = studies::enumerate_points(axes);
   ASSERT_EQ(points.size(), 6u);
   EXPECT_EQ(points[1].key, "rtt_ms=10,fps=60,variant=nat_coop");
@@ -71,7 +77,8 @@ TEST(SweepAxis, PointsVaryTheLastAxisFastestAndApply) {
 
 TEST(SweepAxis, PolicerAndBucketSetTheDownlinkPolicer) {
   auto s = two_variants();
-  const std::vector<studies::Axis> axes = {studies::parse_axis("policer=0mbit,20mbit", s), studies::parse_axis("bucket=64KiB", s)};
+  const std::vector<studies::Axis> axes = {studies::parse_axis("policer=0mbit,20mbit", s),
+                                           studies::parse_axis("bucket=64KiB", s)};
   const auto points = studies::enumerate_points(axes);
   ASSERT_EQ(points.size(), 2u);
   EXPECT_EQ(points[1].key, "policer_mbps=20,bucket_bytes=65536");
@@ -88,22 +95,24 @@ class Sweep : public ::testing::Test {
     dir_ = fs::temp_directory_path() / ("twinbench-sweep-" + std::to_string(::getpid()));
     fs::create_directories(dir_);
     // 8 points, 2 variants x 2 sizes each; loss makes the results depend on the points' seeds.
-    std::ofstream(scenario()) << "name: \"small\"\n"
-                                 "variants { name: \"c3_coop\" client: C3HTTP }\n"
-                                 "variants { name: \"nat_coop\" client: HTTP_REQUEST }\n"
-                                 "frame_caps: [60]\n"
-                                 "body_bytes: [0, 65536]\n"
-                                 "runs: 2\n"
-                                 "network { link { client_to_server_delay_ms: 5 server_to_client_delay_ms: 5\n"
-                                 "                 downlink_mbps: 50 uplink_mbps: 20 } }\n"
-                                 "sweep: \"rtt=10ms,40ms\"\n"
-                                 "sweep: \"rate=10Mbit,100Mbit\"\n";
+    std::ofstream(scenario())
+        << "name: \"small\"\n"
+           "variants { name: \"c3_coop\" client: C3HTTP }\n"
+           "variants { name: \"nat_coop\" client: HTTP_REQUEST }\n"
+           "frame_caps: [60]\n"
+           "body_bytes: [0, 65536]\n"
+           "runs: 2\n"
+           "network { link { client_to_server_delay_ms: 5 server_to_client_delay_ms: 5\n"
+           "                 downlink_mbps: 50 uplink_mbps: 20 } }\n"
+           "sweep: \"rtt=10ms,40ms\"\n"
+           "sweep: \"rate=10Mbit,100Mbit\"\n";
   }
   void TearDown() override { fs::remove_all(dir_); }
 
   fs::path scenario() const { return dir_ / "small.textproto"; }
   std::vector<std::string> sweep_args(const std::string& out) const {
-    return {"sweep", scenario().string(), "--axis", "loss=0,2%", "--seed", "5", "-q", "--out", (dir_ / out).string()};
+    return {"sweep", scenario().string(),  "--axis", "loss=0,2%", "--seed", "5", "-q",
+            "--out", (dir_ / out).string()};
   }
   int run(std::vector<std::string> args, std::string* err = nullptr) {
     args.insert(args.begin(), "twinbench");
@@ -142,12 +151,14 @@ TEST_F(Sweep, OutputIsByteIdenticalForJobsAndMergedShards) {
   const auto first = outputs("j1");
   const auto header = first.first.substr(0, first.first.find('\n'));
   EXPECT_EQ(header,
-            "point,rtt_ms,rate_mbps,loss,fps,body_bytes,variant,runs,failures,median_ms,q1_ms,q3_ms,min_ms,max_ms,"
+            "point,rtt_ms,rate_mbps,loss,fps,body_bytes,variant,runs,failures,median_ms,q1_ms,q3_"
+            "ms,min_ms,max_ms,"
             "p95_ms,p99_ms,median_frames");
   EXPECT_EQ(std::count(first.first.begin(), first.first.end(), '\n'), 1 + 8 * 4);
   EXPECT_EQ(std::count(first.second.begin(), first.second.end(), '\n'), 8 * 4);
-  EXPECT_NE(first.second.find("{\"point\":7,\"rtt_ms\":40,\"rate_mbps\":100,\"loss\":0.02,\"fps\":60,"),
-            std::string::npos)
+  EXPECT_NE(
+      first.second.find("{\"point\":7,\"rtt_ms\":40,\"rate_mbps\":100,\"loss\":0.02,\"fps\":60,"),
+      std::string::npos)
       << first.second;
   EXPECT_EQ(outputs("j2"), first);
   EXPECT_EQ(outputs("merged"), first);
@@ -193,7 +204,8 @@ TEST_F(Sweep, RefusesADirectoryOfAnotherSweepAndIncompleteMerges) {
 
 TEST_F(Sweep, BadAxisSpecsGiveClearErrors) {
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"speed=1,2", "--axis \"speed=1,2\": unknown axis \"speed\"; expected one of: rtt, rate, uplink, loss,"},
+      {"speed=1,2",
+       "--axis \"speed=1,2\": unknown axis \"speed\"; expected one of: rtt, rate, uplink, loss,"},
       {"rtt=10", "\"rtt=10\": \"10\" has no unit; rtt takes us, ms, s"},
       {"rtt=10xs", "bad unit \"xs\" in \"10xs\"; rtt takes us, ms, s"},
       {"rtt=200ms..10ms/5", "range \"200ms..10ms/5\" is empty: expected A < B"},
@@ -212,18 +224,25 @@ TEST_F(Sweep, BadAxisSpecsGiveClearErrors) {
   };
   for (const auto& [spec, expected] : cases) {
     std::string err;
-    EXPECT_EQ(run({"sweep", scenario().string(), "--axis", spec, "--out", (dir_ / "bad").string()}, &err), 2) << spec;
+    EXPECT_EQ(
+        run({"sweep", scenario().string(), "--axis", spec, "--out", (dir_ / "bad").string()}, &err),
+        2)
+        << spec;
     EXPECT_NE(err.find(expected), std::string::npos) << spec << "\n" << err;
   }
   std::string err;
   EXPECT_EQ(run({"sweep", scenario().string(), "--axis", "rtt=1ms", "--axis", "rtt=2ms"}, &err), 2);
   EXPECT_NE(err.find("axis rtt is given twice"), std::string::npos) << err;
-  EXPECT_EQ(run({"sweep", scenario().string(), "--shard", "4/4", "--out", (dir_ / "bad").string()}, &err), 2);
+  EXPECT_EQ(
+      run({"sweep", scenario().string(), "--shard", "4/4", "--out", (dir_ / "bad").string()}, &err),
+      2);
   EXPECT_NE(err.find("--shard \"4/4\": expected 0 <= I < N"), std::string::npos) << err;
 
   std::ofstream(scenario(), std::ios::app) << "sweep: \"jitter=2\"\n";
   EXPECT_EQ(run({"sweep", scenario().string(), "--out", (dir_ / "bad").string()}, &err), 2);
-  EXPECT_NE(err.find(scenario().string() + ": sweep[2]: \"jitter=2\": \"2\" has no unit"), std::string::npos) << err;
+  EXPECT_NE(err.find(scenario().string() + ": sweep[2]: \"jitter=2\": \"2\" has no unit"),
+            std::string::npos)
+      << err;
   EXPECT_FALSE(fs::exists(dir_ / "bad"));
 }
 

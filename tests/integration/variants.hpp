@@ -16,13 +16,18 @@ struct VariantCase {
 };
 
 inline const std::vector<VariantCase> kVariants = {
-    {"c3_coop", twinbench::C3HTTP, false, false},  {"c3_thr", twinbench::C3HTTP, true, false},
-    {"c3s_coop", twinbench::C3HTTP, false, true},  {"c3s_thr", twinbench::C3HTTP, true, true},
-    {"nat_coop", twinbench::HTTP_REQUEST, false, false}, {"nat_thr", twinbench::HTTP_REQUEST, true, false},
+    {"c3_coop", twinbench::C3HTTP, false, false},
+    {"c3_thr", twinbench::C3HTTP, true, false},
+    {"c3s_coop", twinbench::C3HTTP, false, true},
+    {"c3s_thr", twinbench::C3HTTP, true, true},
+    {"nat_coop", twinbench::HTTP_REQUEST, false, false},
+    {"nat_thr", twinbench::HTTP_REQUEST, true, false},
 };
 
-inline twinbench::Scenario scenario_for(std::vector<std::uint32_t> caps, std::vector<std::uint64_t> sizes,
-                                        std::vector<VariantCase> variants, bool to_file, std::uint32_t runs = 3) {
+inline twinbench::Scenario scenario_for(std::vector<std::uint32_t> caps,
+                                        std::vector<std::uint64_t> sizes,
+                                        std::vector<VariantCase> variants, bool to_file,
+                                        std::uint32_t runs = 3) {
   twinbench::Scenario s;
   s.set_name("integration");
   s.set_engine(twinbench::GODOT4);

@@ -63,7 +63,8 @@ class Watchdog {
   std::thread thread_;
 };
 
-bool wait_until(const std::function<bool()>& condition, std::chrono::milliseconds limit = kTimeout) {
+bool wait_until(const std::function<bool()>& condition,
+                std::chrono::milliseconds limit = kTimeout) {
   const auto deadline = std::chrono::steady_clock::now() + limit;
   while (std::chrono::steady_clock::now() < deadline) {
     if (condition()) return true;
@@ -162,7 +163,8 @@ TEST(LiveServer, ServesConcurrentConnections) {
         Watchdog watchdog(socket, kTimeout);
         boost::beast::flat_buffer buffer;
         const std::size_t size = 1000u * static_cast<std::size_t>(i + 1);
-        const auto response = request(socket, buffer, get("/api/benchmark/download/" + std::to_string(size) + "/"));
+        const auto response =
+            request(socket, buffer, get("/api/benchmark/download/" + std::to_string(size) + "/"));
         if (response.result_int() == 200 && response.body().size() == size) ++successes;
       } catch (const std::exception& error) {
         ADD_FAILURE() << "client " << i << ": " << error.what();

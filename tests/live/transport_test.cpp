@@ -224,7 +224,9 @@ TEST(AsioTransport, SlowReaderBoundsTheReceiveBuffer) {
 TEST(AsioTransport, WriteSomeHonoursTheSendBufferLimit) {
   Peer peer([](std::shared_ptr<tcp::socket>) {});  // keeps the connection open, never reads
   IoThread io;
-  AsioTransport t(io, TransportOptions{.receive_buffer_limit = 65536, .send_buffer_limit = 65536, .congestion_control = {}});
+  AsioTransport t(
+      io, TransportOptions{
+              .receive_buffer_limit = 65536, .send_buffer_limit = 65536, .congestion_control = {}});
   const auto data = pattern(std::size_t{1} << 20);
   EXPECT_EQ(t.write_some(data), 0u);  // not connected yet
   t.connect(peer.endpoint());

@@ -84,7 +84,9 @@ TEST(ForkPool, AGroupStartsTogetherBeyondJobs) {
         EXPECT_TRUE(ok) << i;
         finished.push_back(i);
       },
-      [](std::size_t i) { return i == 0 ? std::vector<std::size_t>{0, 2} : std::vector<std::size_t>{}; });
+      [](std::size_t i) {
+        return i == 0 ? std::vector<std::size_t>{0, 2} : std::vector<std::size_t>{};
+      });
   for (int fd : {to_0[0], to_0[1], to_2[0], to_2[1]}) ::close(fd);
   EXPECT_FALSE(failed.has_value());
   EXPECT_EQ(finished.size(), 3u);

@@ -29,7 +29,9 @@ twinbench::Sample sample(std::uint32_t round, std::uint64_t frames, const std::s
   return s;
 }
 
-runner::StepKey step(std::uint32_t round) { return runner::StepKey{"c3_coop", 60, 1u << 20, round}; }
+runner::StepKey step(std::uint32_t round) {
+  return runner::StepKey{"c3_coop", 60, 1u << 20, round};
+}
 
 TEST(SpanFeed, GivesEachStepItsSpanWhateverOrderItIsAskedIn) {
   parallel::SpanFeed feed;
@@ -53,7 +55,8 @@ TEST(SpanFeed, AFeedThatEndsWithoutTheStepIsAnErrorNotAHang) {
     feed.span_of_step(step(1));
     FAIL() << "expected an error";
   } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("c3_coop's step in round 1"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("c3_coop's step in round 1"), std::string::npos)
+        << e.what();
   }
 }
 
@@ -73,7 +76,8 @@ TEST(SpanFeed, MoreThanThePipeHoldsWaitsInTheWriterAndArrivesWhole) {
     }
   });
   std::uint32_t right = 0;
-  for (std::uint32_t r = 0; r < kSteps; ++r) right += feed.span_of_step(step(r)).frames == r % 97 ? 1 : 0;
+  for (std::uint32_t r = 0; r < kSteps; ++r)
+    right += feed.span_of_step(step(r)).frames == r % 97 ? 1 : 0;
   reading = false;
   parent.join();
   EXPECT_EQ(right, kSteps);
@@ -102,7 +106,9 @@ TEST(SpanFeed, AChildWaitingOnAFailedOneSeesTheFeedEnd) {
         ended.emplace_back(i, ok);
         if (!ok) feed.finish();
       },
-      [](std::size_t) { return std::vector<std::size_t>{0, 1}; },
+      [](std::size_t) {
+        return std::vector<std::size_t>{0, 1};
+      },
       [] { ::usleep(1000); });
   ASSERT_TRUE(failed.has_value());
   EXPECT_EQ(*failed, 0u);

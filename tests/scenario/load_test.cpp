@@ -18,8 +18,12 @@ using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
 const std::string kSource = TWINBENCH_SOURCE_DIR;
-std::string published(const std::string& name) { return kSource + "/scenarios/published/" + name + ".textproto"; }
-std::string data(const std::string& name) { return kSource + "/tests/scenario/data/" + name + ".textproto"; }
+std::string published(const std::string& name) {
+  return kSource + "/scenarios/published/" + name + ".textproto";
+}
+std::string data(const std::string& name) {
+  return kSource + "/tests/scenario/data/" + name + ".textproto";
+}
 
 // The message of the ScenarioError that loading `file` throws ("" if none).
 std::string load_error(const std::string& file) {
@@ -55,9 +59,12 @@ void expect_published_variants(const twinbench::Scenario& s) {
     bool threaded, session;
   };
   const std::vector<Expected> expected = {
-      {"c3_coop", twinbench::C3HTTP, false, false},         {"c3_thr", twinbench::C3HTTP, true, false},
-      {"c3s_coop", twinbench::C3HTTP, false, true},         {"c3s_thr", twinbench::C3HTTP, true, true},
-      {"nat_coop", twinbench::HTTP_REQUEST, false, false},  {"nat_thr", twinbench::HTTP_REQUEST, true, false},
+      {"c3_coop", twinbench::C3HTTP, false, false},
+      {"c3_thr", twinbench::C3HTTP, true, false},
+      {"c3s_coop", twinbench::C3HTTP, false, true},
+      {"c3s_thr", twinbench::C3HTTP, true, true},
+      {"nat_coop", twinbench::HTTP_REQUEST, false, false},
+      {"nat_thr", twinbench::HTTP_REQUEST, true, false},
   };
   ASSERT_EQ(s.variants_size(), 6);
   for (int i = 0; i < 6; ++i) {
@@ -124,7 +131,8 @@ TEST(LoadScenario, AppliesDefaults) {
   EXPECT_EQ(target_path(s, 1024), "/api/benchmark/download/1024/");
 
   const auto godot3 = parse_scenario(
-      "name: 'g3' engine: GODOT3 variants { name: 'n' client: HTTP_REQUEST } frame_caps: 0 body_bytes: 0 runs: 1 "
+      "name: 'g3' engine: GODOT3 variants { name: 'n' client: HTTP_REQUEST } frame_caps: 0 "
+      "body_bytes: 0 runs: 1 "
       "frame_loop { c3http_worker_sleep_ms: 0 }",
       "g3");
   EXPECT_EQ(godot3.download_chunk_size(), 4096u);
@@ -142,7 +150,8 @@ TEST(LoadScenario, TargetPathReplacesBytes) {
 
 // Each malformed file names itself, the line of the offending field and the field.
 TEST(LoadScenario, SyntaxError) {
-  EXPECT_THAT(load_error(data("syntax_error")), StartsWith(data("syntax_error") + ":5:6: Expected \":\""));
+  EXPECT_THAT(load_error(data("syntax_error")),
+              StartsWith(data("syntax_error") + ":5:6: Expected \":\""));
 }
 
 TEST(LoadScenario, UnknownField) {
@@ -152,52 +161,65 @@ TEST(LoadScenario, UnknownField) {
 }
 
 TEST(LoadScenario, ZeroRuns) {
-  EXPECT_EQ(load_error(data("zero_runs")), data("zero_runs") + ":8: runs: expected a positive integer, got 0");
+  EXPECT_EQ(load_error(data("zero_runs")),
+            data("zero_runs") + ":8: runs: expected a positive integer, got 0");
 }
 
 TEST(LoadScenario, DuplicateVariantName) {
   const auto e = load_error(data("duplicate_variant"));
-  EXPECT_THAT(e, StartsWith(data("duplicate_variant") + ":7: variants[1].name: expected a unique variant name"));
+  EXPECT_THAT(e, StartsWith(data("duplicate_variant") +
+                            ":7: variants[1].name: expected a unique variant name"));
   EXPECT_THAT(e, HasSubstr("got \"c3_coop\""));
 }
 
 TEST(LoadScenario, BadBaseUrl) {
-  EXPECT_EQ(load_error(data("bad_base_url")),
-            data("bad_base_url") +
-                ":10: target.base_url: expected empty or a URL starting with http:// or https://, got "
-                "\"ftp://example.com\"");
+  EXPECT_EQ(
+      load_error(data("bad_base_url")),
+      data("bad_base_url") +
+          ":10: target.base_url: expected empty or a URL starting with http:// or https://, got "
+          "\"ftp://example.com\"");
 }
 
 TEST(LoadScenario, TemplateWithoutBytes) {
-  EXPECT_THAT(load_error(data("template_without_bytes")),
-              StartsWith(data("template_without_bytes") + ":10: target.download_path_template: expected"));
+  EXPECT_THAT(
+      load_error(data("template_without_bytes")),
+      StartsWith(data("template_without_bytes") + ":10: target.download_path_template: expected"));
 }
 
 TEST(LoadScenario, SessionOnHttpRequest) {
   EXPECT_THAT(load_error(data("session_on_http_request")),
-              StartsWith(data("session_on_http_request") + ":6: variants[0].session: expected session only with "
-                                                            "client C3HTTP"));
+              StartsWith(data("session_on_http_request") +
+                         ":6: variants[0].session: expected session only with "
+                         "client C3HTTP"));
 }
 
 TEST(LoadScenario, MissingFile) {
-  EXPECT_THAT(load_error(data("does_not_exist")), StartsWith(data("does_not_exist") + ": cannot open"));
+  EXPECT_THAT(load_error(data("does_not_exist")),
+              StartsWith(data("does_not_exist") + ": cannot open"));
 }
 
 TEST(ParseScenario, PointsIntoListsAndMissingFields) {
-  const std::string head = "name: 'x'\nvariants { name: 'a' client: C3HTTP }\nruns: 1\nbody_bytes: 0\n";
+  const std::string head =
+      "name: 'x'\nvariants { name: 'a' client: C3HTTP }\nruns: 1\nbody_bytes: 0\n";
   EXPECT_THAT(parse_error(head + "frame_caps: [60,\n 2000]\n"),
-              StartsWith("t.textproto:5: frame_caps[1]: expected a frame cap from 0 (uncapped) to 1000 fps, got 2000"));
-  EXPECT_THAT(parse_error(head + "frame_caps: 60\nframe_caps: 60\n"), StartsWith("t.textproto:6: frame_caps[1]:"));
+              StartsWith("t.textproto:5: frame_caps[1]: expected a frame cap from 0 (uncapped) to "
+                         "1000 fps, got 2000"));
+  EXPECT_THAT(parse_error(head + "frame_caps: 60\nframe_caps: 60\n"),
+              StartsWith("t.textproto:6: frame_caps[1]:"));
   // A missing field has no line of its own; its enclosing message's line is the best pointer.
-  EXPECT_THAT(parse_error("name: 'x'\nvariants {\n name: 'a' }\nframe_caps: 0 body_bytes: 0 runs: 1"),
-              StartsWith("t.textproto:2: variants[0].client: expected HTTP_REQUEST or C3HTTP"));
-  EXPECT_EQ(parse_error("name: 'x' frame_caps: 0"), "t.textproto: variants: expected at least one variant, got none");
-  EXPECT_THAT(parse_error(head + "frame_caps: 0\ndownload_chunk_size: 100\n"),
-              StartsWith("t.textproto:6: download_chunk_size: expected 256 to 16777216 bytes, got 100"));
+  EXPECT_THAT(
+      parse_error("name: 'x'\nvariants {\n name: 'a' }\nframe_caps: 0 body_bytes: 0 runs: 1"),
+      StartsWith("t.textproto:2: variants[0].client: expected HTTP_REQUEST or C3HTTP"));
+  EXPECT_EQ(parse_error("name: 'x' frame_caps: 0"),
+            "t.textproto: variants: expected at least one variant, got none");
+  EXPECT_THAT(
+      parse_error(head + "frame_caps: 0\ndownload_chunk_size: 100\n"),
+      StartsWith("t.textproto:6: download_chunk_size: expected 256 to 16777216 bytes, got 100"));
   EXPECT_THAT(parse_error(head + "frame_caps: 0\nframe_loop {\n frame_work_ms: -1 }\n"),
               StartsWith("t.textproto:7: frame_loop.frame_work_ms: expected a finite number"));
-  EXPECT_THAT(parse_error(head + "frame_caps: 0\nvariants { name: 'Bad Name' client: C3HTTP }\n"),
-              StartsWith("t.textproto:6: variants[1].name: expected a non-empty name matching [a-z0-9_]+"));
+  EXPECT_THAT(
+      parse_error(head + "frame_caps: 0\nvariants { name: 'Bad Name' client: C3HTTP }\n"),
+      StartsWith("t.textproto:6: variants[1].name: expected a non-empty name matching [a-z0-9_]+"));
 }
 
 TEST(ValidateScenario, CodeBuiltScenario) {
@@ -214,7 +236,9 @@ TEST(ValidateScenario, CodeBuiltScenario) {
 
   auto bad = s;
   bad.mutable_frame_loop()->set_frame_work_ms(std::nan(""));
-  EXPECT_EQ(validate_error(bad), "code: frame_loop.frame_work_ms: expected a finite number of milliseconds >= 0, got nan");
+  EXPECT_EQ(
+      validate_error(bad),
+      "code: frame_loop.frame_work_ms: expected a finite number of milliseconds >= 0, got nan");
   bad = s;
   bad.set_runs(0);
   EXPECT_EQ(validate_error(bad), "code: runs: expected a positive integer, got 0");

@@ -38,7 +38,9 @@ TEST(MeasuredCsv, ReadsCommentsHeaderAndCellsWithOrWithoutSummaries) {
   EXPECT_EQ(cells[1].body_bytes, 1048576u);
 
   const auto with = parse_measured_csv(
-      "scenario,fps,body_bytes,variant,median_ms,min_ms,q1_ms,q3_ms,max_ms\nlatency,60,0,c3_coop,3,1,2,4,5\n", "m.csv");
+      "scenario,fps,body_bytes,variant,median_ms,min_ms,q1_ms,q3_ms,max_ms\nlatency,60,0,c3_coop,3,"
+      "1,2,4,5\n",
+      "m.csv");
   ASSERT_TRUE(with[0].summary);
   EXPECT_DOUBLE_EQ(with[0].summary->q1, 2);
   EXPECT_DOUBLE_EQ(with[0].summary->max, 5);
@@ -47,25 +49,36 @@ TEST(MeasuredCsv, ReadsCommentsHeaderAndCellsWithOrWithoutSummaries) {
 TEST(MeasuredCsv, NamesTheLineAndColumnOfWhatIsWrong) {
   const std::string header = "scenario,fps,body_bytes,variant,median_ms\n";
   EXPECT_THAT(error_of(""), HasSubstr("m.csv: expected a header line"));
-  EXPECT_THAT(error_of("scenario,fps,variant,median_ms\n"), HasSubstr("m.csv:1: header: expected a column 'body_bytes'"));
+  EXPECT_THAT(error_of("scenario,fps,variant,median_ms\n"),
+              HasSubstr("m.csv:1: header: expected a column 'body_bytes'"));
   EXPECT_THAT(error_of(header), HasSubstr("expected at least one cell"));
-  EXPECT_THAT(error_of(header + "latency,60,0,c3_coop\n"), HasSubstr("m.csv:2: expected 5 comma-separated fields"));
-  EXPECT_THAT(error_of(header + "latency,sixty,0,c3_coop,3\n"), HasSubstr("m.csv:2: fps: expected a number, got 'sixty'"));
-  EXPECT_THAT(error_of(header + "latency,60,0,c3_coop,nan\n"), HasSubstr("m.csv:2: median_ms: expected a finite number"));
-  EXPECT_THAT(error_of(header + "latency,60,0,c3_coop,-1\n"), HasSubstr("median_ms: expected a finite number >= 0"));
-  EXPECT_THAT(error_of(header + ",60,0,c3_coop,1\n"), HasSubstr("m.csv:2: scenario: expected a name"));
+  EXPECT_THAT(error_of(header + "latency,60,0,c3_coop\n"),
+              HasSubstr("m.csv:2: expected 5 comma-separated fields"));
+  EXPECT_THAT(error_of(header + "latency,sixty,0,c3_coop,3\n"),
+              HasSubstr("m.csv:2: fps: expected a number, got 'sixty'"));
+  EXPECT_THAT(error_of(header + "latency,60,0,c3_coop,nan\n"),
+              HasSubstr("m.csv:2: median_ms: expected a finite number"));
+  EXPECT_THAT(error_of(header + "latency,60,0,c3_coop,-1\n"),
+              HasSubstr("median_ms: expected a finite number >= 0"));
+  EXPECT_THAT(error_of(header + ",60,0,c3_coop,1\n"),
+              HasSubstr("m.csv:2: scenario: expected a name"));
   EXPECT_THAT(error_of(header + "latency,60,0,c3_coop,1\nlatency,60,0,c3_coop,2\n"),
               HasSubstr("m.csv:3: cell latency,60,0,c3_coop appears twice (first at m.csv:2)"));
-  EXPECT_THAT(error_of("scenario,fps,body_bytes,variant,median_ms,min_ms,q1_ms,q3_ms,max_ms\nlatency,60,0,c3_coop,3,1,4,2,5\n"),
+  EXPECT_THAT(error_of("scenario,fps,body_bytes,variant,median_ms,min_ms,q1_ms,q3_ms,max_"
+                       "ms\nlatency,60,0,c3_coop,3,1,4,2,5\n"),
               HasSubstr("m.csv:2: expected min_ms <= q1_ms <= median_ms <= q3_ms <= max_ms"));
 }
 
 TEST(MeasuredCsv, SummariesAttachByCellKey) {
-  auto medians = parse_measured_csv("scenario,fps,body_bytes,variant,median_ms\nlatency,60,0,c3_coop,3\nlatency,60,0,nat_coop,9\n", "a");
-  attach_summaries(medians, parse_measured_csv(
-                                "scenario,fps,body_bytes,variant,median_ms,min_ms,q1_ms,q3_ms,max_ms\n"
-                                "latency,60,0,nat_coop,9,8,8.5,9.5,10\n",
-                                "b"));
+  auto medians = parse_measured_csv(
+      "scenario,fps,body_bytes,variant,median_ms\nlatency,60,0,c3_coop,3\nlatency,60,0,nat_coop,"
+      "9\n",
+      "a");
+  attach_summaries(
+      medians,
+      parse_measured_csv("scenario,fps,body_bytes,variant,median_ms,min_ms,q1_ms,q3_ms,max_ms\n"
+                         "latency,60,0,nat_coop,9,8,8.5,9.5,10\n",
+                         "b"));
   EXPECT_FALSE(medians[0].summary);
   ASSERT_TRUE(medians[1].summary);
   EXPECT_DOUBLE_EQ(medians[1].summary->min, 8);

@@ -13,11 +13,13 @@ using ::testing::HasSubstr;
 TEST(Profile, LaysItsNetworkFrameLoopAndTlsOverAScenarioKeepingTheScenariosOwn) {
   const auto profile = parse_profile(
       "name: \"p\" engine: GODOT3 frame_loop { frame_work_ms: 2.5 }\n"
-      "network { link { client_to_server_delay_ms: 7 server_to_client_delay_ms: 8 downlink_mbps: 50 uplink_mbps: 5 } }\n"
+      "network { link { client_to_server_delay_ms: 7 server_to_client_delay_ms: 8 downlink_mbps: "
+      "50 uplink_mbps: 5 } }\n"
       "tls { }\ntarget { base_url: \"https://example.test\" }\n",
       "p.textproto");
   auto s = parse_scenario(
-      "name: \"s\" variants { name: \"c3_coop\" client: C3HTTP } frame_caps: [60] body_bytes: [0] runs: 3\n"
+      "name: \"s\" variants { name: \"c3_coop\" client: C3HTTP } frame_caps: [60] body_bytes: [0] "
+      "runs: 3\n"
       "target { ping_path: \"/p\" }\n",
       "s.textproto");
   apply_profile(s, profile);

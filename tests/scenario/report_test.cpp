@@ -19,8 +19,8 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-void add(twinbench::ResultSet& r, const char* variant, std::uint32_t fps, std::uint64_t bytes, bool warmup,
-         double ms, std::uint64_t frames, const char* error = nullptr) {
+void add(twinbench::ResultSet& r, const char* variant, std::uint32_t fps, std::uint64_t bytes,
+         bool warmup, double ms, std::uint64_t frames, const char* error = nullptr) {
   auto* s = r.add_samples();
   s->set_scenario(r.scenario().name());
   s->set_variant(variant);
@@ -54,7 +54,8 @@ twinbench::ResultSet latency_results() {
   add(r, "nat_coop", 30, 0, true, 999, 99);
   add(r, "c3_coop", 30, 0, true, 999, 99);
   for (double ms : {2.5, 1.5, 3.5}) add(r, "nat_coop", 30, 0, false, ms, 1);
-  for (int i = 0; i < 3; ++i) add(r, "c3_coop", 30, 0, false, 0, 0, i ? "later error" : "connection refused");
+  for (int i = 0; i < 3; ++i)
+    add(r, "c3_coop", 30, 0, false, 0, 0, i ? "later error" : "connection refused");
   add(r, "c3_coop", 60, 0, true, 999, 99);
   add(r, "nat_coop", 60, 0, false, 40, 3);
   add(r, "nat_coop", 60, 0, false, 0, 0, "timeout");
@@ -66,8 +67,8 @@ twinbench::ResultSet latency_results() {
 }
 
 TEST(ResultsCsv, RowsOrderedLikeThePublishedCsvWithoutWarmupsOrFailures) {
-  // c3_coop@60: {10,20,30} -> median 20, q1 15, q3 25. nat_coop@60: {40,50} (one failure) -> 45, 42.5, 47.5.
-  // c3_coop@30: all failed -> empty. nat_coop@30: {1.5,2.5,3.5} -> 2.5, 2, 3.
+  // c3_coop@60: {10,20,30} -> median 20, q1 15, q3 25. nat_coop@60: {40,50} (one failure) ->
+  // 45, 42.5, 47.5. c3_coop@30: all failed -> empty. nat_coop@30: {1.5,2.5,3.5} -> 2.5, 2, 3.
   EXPECT_EQ(tb::scenario::results_csv(latency_results()),
             "scenario,fps,body_bytes,variant,median_ms,min_ms,q1_ms,q3_ms,max_ms,runs\n"
             "lat,60,0,c3_coop,20.000,10.000,15.000,25.000,30.000,3\n"
@@ -77,14 +78,16 @@ TEST(ResultsCsv, RowsOrderedLikeThePublishedCsvWithoutWarmupsOrFailures) {
 }
 
 TEST(ResultsCsv, EmptyResultSetIsJustTheHeader) {
-  EXPECT_EQ(tb::scenario::results_csv({}), "scenario,fps,body_bytes,variant,median_ms,min_ms,q1_ms,q3_ms,max_ms,runs\n");
+  EXPECT_EQ(tb::scenario::results_csv({}),
+            "scenario,fps,body_bytes,variant,median_ms,min_ms,q1_ms,q3_ms,max_ms,runs\n");
 }
 
 TEST(ResultsMarkdown, FrameRateSweep) {
   const std::string md = tb::scenario::results_markdown(latency_results());
   EXPECT_THAT(md, HasSubstr("# twinbench results: lat\n"));
-  EXPECT_THAT(md, HasSubstr("backend sim, server (built-in), server nodelay off, keep_alive on, seed 7, "
-                            "engine GODOT4, chunk size 65536, runs 3, warmups 1"));
+  EXPECT_THAT(
+      md, HasSubstr("backend sim, server (built-in), server nodelay off, keep_alive on, seed 7, "
+                    "engine GODOT4, chunk size 65536, runs 3, warmups 1"));
   // Published column order (nat_coop before c3_coop); frame rates as rows.
   EXPECT_THAT(md, HasSubstr("### Median time (ms)\n\n"
                             "| Frame rate | nat_coop | c3_coop |\n"
@@ -96,7 +99,9 @@ TEST(ResultsMarkdown, FrameRateSweep) {
                             "|---|---:|---:|\n"
                             "| 60 fps | 3.5 | 2.0 |\n"
                             "| 30 fps | 1.0 | failed |\n"));
-  EXPECT_THAT(md, HasSubstr("| c3_coop | 60 fps | 10.0 | 15.0 | 20.0 | 25.0 | 30.0 | 29.0 | 29.8 | 3 | 2.0 |\n"));
+  EXPECT_THAT(
+      md, HasSubstr(
+              "| c3_coop | 60 fps | 10.0 | 15.0 | 20.0 | 25.0 | 30.0 | 29.0 | 29.8 | 3 | 2.0 |\n"));
   EXPECT_THAT(md, HasSubstr("| c3_coop | 30 fps | | | | | | | | 0 | |\n"));
   EXPECT_THAT(md, HasSubstr("| Cell | Variant | failed | first error |\n|---|---|---:|---|\n"
                             "| 60 fps | nat_coop | 1 | timeout |\n"
@@ -113,8 +118,9 @@ TEST(ResultsMarkdown, BodySizeRowsAndScenarioColumnOrder) {
   for (std::uint64_t b : {1500u, 1048576u, 10240u})
     for (const char* v : {"alpha", "zeta"}) add(r, v, 60, b, false, 1, 1);
   const std::string md = tb::scenario::results_markdown(r);
-  EXPECT_THAT(md, HasSubstr("| Body size | zeta | alpha |\n|---|---:|---:|\n"
-                            "| 10 KB | 1.0 | 1.0 |\n| 1 MB | 1.0 | 1.0 |\n| 1500 B | 1.0 | 1.0 |\n"));
+  EXPECT_THAT(md,
+              HasSubstr("| Body size | zeta | alpha |\n|---|---:|---:|\n"
+                        "| 10 KB | 1.0 | 1.0 |\n| 1 MB | 1.0 | 1.0 |\n| 1500 B | 1.0 | 1.0 |\n"));
   EXPECT_THAT(md, Not(HasSubstr("Failures")));
 }
 
@@ -176,14 +182,16 @@ TEST_F(TempDir, WriteFileAtomicallyFailsUnderARegularFile) {
 
 TEST_F(TempDir, WriteFileAtomicallyFailingRenameRemovesTheTemporaryFile) {
   fs::create_directories(dir_ / "target_is_a_dir" / "child");
-  EXPECT_THROW(tb::scenario::write_file_atomically(dir_ / "target_is_a_dir", "x"), std::runtime_error);
+  EXPECT_THROW(tb::scenario::write_file_atomically(dir_ / "target_is_a_dir", "x"),
+               std::runtime_error);
   EXPECT_EQ(listing(dir_), std::vector<std::string>{"target_is_a_dir"});
 }
 
 TEST_F(TempDir, WriteResultsWritesThreeFiles) {
   const auto r = latency_results();
   tb::scenario::write_results(r, dir_ / "run");
-  EXPECT_EQ(listing(dir_ / "run"), (std::vector<std::string>{"results.csv", "results.json", "results.md"}));
+  EXPECT_EQ(listing(dir_ / "run"),
+            (std::vector<std::string>{"results.csv", "results.json", "results.md"}));
   EXPECT_EQ(read(dir_ / "run" / "results.csv"), tb::scenario::results_csv(r));
   EXPECT_EQ(read(dir_ / "run" / "results.md"), tb::scenario::results_markdown(r));
 }

@@ -18,8 +18,9 @@ using tb::scenario::quantile_sorted;
 using tb::scenario::summarize;
 
 TEST(Summarize, FourValues) {
-  // Sorted {1,2,3,4}, n-1 = 3. q1: position 0.75 -> 1 + 0.75*(2-1) = 1.75. median: position 1.5 -> 2.5
-  // (the mean of the middle two). q3: 2.25 -> 3.25. p95: 2.85 -> 3.85. p99: 2.97 -> 3.97. mean 10/4.
+  // Sorted {1,2,3,4}, n-1 = 3. q1: position 0.75 -> 1 + 0.75*(2-1) = 1.75. median: position 1.5
+  // -> 2.5 (the mean of the middle two). q3: 2.25 -> 3.25. p95: 2.85 -> 3.85. p99: 2.97 -> 3.97.
+  // mean 10/4.
   const auto s = summarize({4, 2, 1, 3});
   EXPECT_EQ(s.n, 4u);
   EXPECT_DOUBLE_EQ(s.min, 1);
@@ -58,8 +59,9 @@ TEST(Summarize, RejectsEmptyAndNonFinite) {
   EXPECT_THROW(quantile_sorted(std::vector<double>{1.0}, 1.5), std::invalid_argument);
 }
 
-// An independent formulation: the quantile function is the piecewise-linear curve through the points
-// (i/(n-1), x_i); evaluated for q = k/100 with exact integer arithmetic for the segment and fraction.
+// An independent formulation: the quantile function is the piecewise-linear curve through the
+// points (i/(n-1), x_i); evaluated for q = k/100 with exact integer arithmetic for the segment and
+// fraction.
 double brute_quantile(const std::vector<double>& sorted, int percent) {
   const long n1 = static_cast<long>(sorted.size()) - 1;
   const long num = percent * n1;  // position * 100
@@ -67,7 +69,8 @@ double brute_quantile(const std::vector<double>& sorted, int percent) {
   const long rem = num % 100;
   if (rem == 0) return sorted[static_cast<size_t>(seg)];
   return (sorted[static_cast<size_t>(seg)] * static_cast<double>(100 - rem) +
-          sorted[static_cast<size_t>(seg) + 1] * static_cast<double>(rem)) / 100.0;
+          sorted[static_cast<size_t>(seg) + 1] * static_cast<double>(rem)) /
+         100.0;
 }
 
 TEST(Summarize, MatchesBruteForceOnRandomVectors) {
@@ -87,7 +90,8 @@ TEST(Summarize, MatchesBruteForceOnRandomVectors) {
     // The median as usually defined: middle value, or the mean of the two middle values.
     const size_t m = sorted.size() / 2;
     EXPECT_NEAR(s.median, sorted.size() % 2 ? sorted[m] : (sorted[m - 1] + sorted[m]) / 2, 1e-9);
-    for (int k = 0; k <= 100; ++k) EXPECT_NEAR(quantile_sorted(sorted, k / 100.0), brute_quantile(sorted, k), 1e-9);
+    for (int k = 0; k <= 100; ++k)
+      EXPECT_NEAR(quantile_sorted(sorted, k / 100.0), brute_quantile(sorted, k), 1e-9);
   }
 }
 
@@ -108,18 +112,20 @@ std::vector<Row> read_csv(const std::string& name) {
     Row row;
     std::string f;
     for (int i = 0; std::getline(fields, f, ','); ++i) {
-      if (i < 4) row.key += (i ? "," : "") + f;
-      else row.values.push_back(std::stod(f));
+      if (i < 4)
+        row.key += (i ? "," : "") + f;
+      else
+        row.values.push_back(std::stod(f));
     }
     rows.push_back(row);
   }
   return rows;
 }
 
-// The published samples are not available, so no published cell can be recomputed. Instead: each published
-// five-number summary is ordered, agrees with the published median, and is reproduced exactly by summarize()
-// from a 25-sample set built to be consistent with it (with n = 25 the quartiles sit on samples 6, 12 and 18,
-// so the published method needs no interpolation there).
+// The published samples are not available, so no published cell can be recomputed. Instead: each
+// published five-number summary is ordered, agrees with the published median, and is reproduced
+// exactly by summarize() from a 25-sample set built to be consistent with it (with n = 25 the
+// quartiles sit on samples 6, 12 and 18, so the published method needs no interpolation there).
 TEST(Summarize, ConsistentWithPublishedSummaries) {
   const auto summaries = read_csv("lightsail-published-summary.csv");
   const auto medians = read_csv("lightsail-published.csv");
@@ -131,7 +137,8 @@ TEST(Summarize, ConsistentWithPublishedSummaries) {
   for (const auto& r : summaries) {
     SCOPED_TRACE(r.key);
     ASSERT_EQ(r.values.size(), 5u);
-    const double min = r.values[0], q1 = r.values[1], med = r.values[2], q3 = r.values[3], max = r.values[4];
+    const double min = r.values[0], q1 = r.values[1], med = r.values[2], q3 = r.values[3],
+                 max = r.values[4];
     EXPECT_TRUE(min <= q1 && q1 <= med && med <= q3 && q3 <= max);
     ASSERT_TRUE(median_of.count(r.key));
     EXPECT_DOUBLE_EQ(median_of[r.key], med);
@@ -140,7 +147,8 @@ TEST(Summarize, ConsistentWithPublishedSummaries) {
     const double knots[] = {min, q1, med, q3, max};
     for (int i = 0; i < 25; ++i) {
       const int seg = std::min(i / 6, 3);
-      samples[static_cast<size_t>(i)] = knots[seg] + (knots[seg + 1] - knots[seg]) * (i - 6 * seg) / 6.0;
+      samples[static_cast<size_t>(i)] =
+          knots[seg] + (knots[seg + 1] - knots[seg]) * (i - 6 * seg) / 6.0;
     }
     std::shuffle(samples.begin(), samples.end(), std::mt19937(25));
     const auto s = summarize(samples);

@@ -119,7 +119,8 @@ TEST_P(DownloadSize, ServesZeroBytesInSlices) {
   EXPECT_EQ(response[http::field::content_type], "application/octet-stream");
   EXPECT_EQ(response[http::field::content_length], std::to_string(size));
   ASSERT_EQ(response.body().size(), size);
-  EXPECT_TRUE(std::all_of(response.body().begin(), response.body().end(), [](char c) { return c == 0; }));
+  EXPECT_TRUE(
+      std::all_of(response.body().begin(), response.body().end(), [](char c) { return c == 0; }));
 
   // First write is the whole head; the body follows in full slices and one shorter tail.
   ASSERT_FALSE(written.write_sizes.empty());
@@ -179,8 +180,9 @@ TEST(ServerConnection, KeepAliveServesSequentialRequests) {
 
 TEST(ServerConnection, PipelinedRequestsAreServedInOrder) {
   ServerConnection connection;
-  const auto responses = serve(connection, get("/api/benchmark/download/10/") + get("/api/benchmark/ping/") +
-                                               get("/nope") + get("/api/benchmark/download/3/"));
+  const auto responses =
+      serve(connection, get("/api/benchmark/download/10/") + get("/api/benchmark/ping/") +
+                            get("/nope") + get("/api/benchmark/download/3/"));
   ASSERT_EQ(responses.size(), 4u);
   EXPECT_EQ(responses[0].body().size(), 10u);
   EXPECT_EQ(responses[1].body(), R"({"ok": true})");
@@ -193,11 +195,13 @@ TEST(ServerConnection, DeepPipelineIsHeldBackThenServed) {
   // More pipelined requests than the server queues: all are still answered, in order.
   constexpr int kRequests = 100;
   std::string requests;
-  for (int i = 0; i < kRequests; ++i) requests += get("/api/benchmark/download/" + std::to_string(i) + "/");
+  for (int i = 0; i < kRequests; ++i)
+    requests += get("/api/benchmark/download/" + std::to_string(i) + "/");
   ServerConnection connection;
   const auto responses = serve(connection, requests);
   ASSERT_EQ(responses.size(), static_cast<std::size_t>(kRequests));
-  for (int i = 0; i < kRequests; ++i) EXPECT_EQ(responses[i].body().size(), static_cast<std::size_t>(i));
+  for (int i = 0; i < kRequests; ++i)
+    EXPECT_EQ(responses[i].body().size(), static_cast<std::size_t>(i));
   EXPECT_FALSE(connection.should_close());
 }
 
@@ -229,7 +233,8 @@ TEST(ServerConnection, ByteByByteInputIsParsed) {
 TEST(ServerConnection, ConnectionCloseClosesAfterTheWrites) {
   ServerConnection connection;
   // The second request follows a close and must be ignored.
-  connection.on_receive(as_bytes(get("/api/benchmark/ping/", "Connection: close\r\n") + get("/api/benchmark/ping/")));
+  connection.on_receive(
+      as_bytes(get("/api/benchmark/ping/", "Connection: close\r\n") + get("/api/benchmark/ping/")));
   EXPECT_FALSE(connection.should_close()) << "writes still pending";
   const auto responses = parse_responses(drain(connection).bytes);
   ASSERT_EQ(responses.size(), 1u);
@@ -250,7 +255,8 @@ TEST(ServerConnection, Http10WithoutKeepAliveCloses) {
 
 TEST(ServerConnection, Http10WithKeepAliveStaysOpen) {
   ServerConnection connection;
-  const auto responses = serve(connection, "GET /api/benchmark/ping/ HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
+  const auto responses =
+      serve(connection, "GET /api/benchmark/ping/ HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
   ASSERT_EQ(responses.size(), 1u);
   EXPECT_EQ(responses[0][http::field::connection], "keep-alive");
   EXPECT_FALSE(connection.should_close());
@@ -282,8 +288,9 @@ TEST(ServerConnection, BadDownloadSizeIs400) {
 
 TEST(ServerConnection, WrongMethodIs405WithAllow) {
   ServerConnection connection;
-  const auto responses = serve(connection, "POST /api/benchmark/ping/ HTTP/1.1\r\nContent-Length: 0\r\n\r\n"
-                                           "GET /echo HTTP/1.1\r\n\r\n");
+  const auto responses = serve(connection,
+                               "POST /api/benchmark/ping/ HTTP/1.1\r\nContent-Length: 0\r\n\r\n"
+                               "GET /echo HTTP/1.1\r\n\r\n");
   ASSERT_EQ(responses.size(), 2u);
   EXPECT_EQ(responses[0].result_int(), 405u);
   EXPECT_EQ(responses[0][http::field::allow], "GET");
@@ -292,8 +299,9 @@ TEST(ServerConnection, WrongMethodIs405WithAllow) {
 }
 
 TEST(ServerConnection, MalformedRequestIs400AndCloses) {
-  for (std::string_view garbage : {"GARBAGE\r\n\r\n", "GET / HTTP/9.x\r\n\r\n", "GET / HTTP/1.1\r\nBad Header\r\n\r\n",
-                                   "\x01\x02\x03\r\n\r\n"}) {
+  for (std::string_view garbage :
+       {"GARBAGE\r\n\r\n", "GET / HTTP/9.x\r\n\r\n", "GET / HTTP/1.1\r\nBad Header\r\n\r\n",
+        "\x01\x02\x03\r\n\r\n"}) {
     ServerConnection connection;
     const auto responses = serve(connection, garbage);
     ASSERT_EQ(responses.size(), 1u) << garbage;
@@ -331,8 +339,9 @@ TEST(ServerConnection, EndlessHeaderInOneChunkIs431) {
 TEST(ServerConnection, EchoReturnsTheBody) {
   ServerConnection connection;
   const std::string body = std::string("hello\0world", 11) + std::string(100000, 'x');
-  const auto responses = serve(connection, "POST /echo HTTP/1.1\r\nContent-Length: " + std::to_string(body.size()) +
-                                               "\r\n\r\n" + body);
+  const auto responses =
+      serve(connection, "POST /echo HTTP/1.1\r\nContent-Length: " + std::to_string(body.size()) +
+                            "\r\n\r\n" + body);
   ASSERT_EQ(responses.size(), 1u);
   EXPECT_EQ(responses[0].result_int(), 200u);
   EXPECT_EQ(responses[0].body(), body);
@@ -353,7 +362,8 @@ TEST(ServerConnection, OversizedEchoIs413AndCloses) {
   ServerConfig config;
   config.max_echo_bytes = 16;
   ServerConnection connection(config);
-  const auto responses = serve(connection, "POST /echo HTTP/1.1\r\nContent-Length: 17\r\n\r\n" + std::string(17, 'x'));
+  const auto responses =
+      serve(connection, "POST /echo HTTP/1.1\r\nContent-Length: 17\r\n\r\n" + std::string(17, 'x'));
   ASSERT_EQ(responses.size(), 1u);
   EXPECT_EQ(responses[0].result_int(), 413u);
   EXPECT_TRUE(connection.should_close());
@@ -361,7 +371,8 @@ TEST(ServerConnection, OversizedEchoIs413AndCloses) {
 
 TEST(ServerConnection, ExpectContinueGetsInterimResponse) {
   ServerConnection connection;
-  connection.on_receive(as_bytes("POST /echo HTTP/1.1\r\nContent-Length: 3\r\nExpect: 100-continue\r\n\r\n"));
+  connection.on_receive(
+      as_bytes("POST /echo HTTP/1.1\r\nContent-Length: 3\r\nExpect: 100-continue\r\n\r\n"));
   const auto interim = parse_responses(drain(connection).bytes);
   ASSERT_EQ(interim.size(), 1u);
   EXPECT_EQ(interim[0].result_int(), 100u);
@@ -401,10 +412,12 @@ TEST(ServerConnection, SurvivesRandomInput) {
   // Deterministic fuzzing: random bytes and mutated requests in random splits never crash and
   // always leave a drainable connection.
   std::mt19937 random(12345);
-  const std::string valid = get("/api/benchmark/download/5/") + "POST /echo HTTP/1.1\r\nContent-Length: 4\r\n\r\nabcd";
+  const std::string valid =
+      get("/api/benchmark/download/5/") + "POST /echo HTTP/1.1\r\nContent-Length: 4\r\n\r\nabcd";
   for (int round = 0; round < 300; ++round) {
     std::string input = valid;
-    for (int i = 0; i < round % 20; ++i) input[random() % input.size()] = static_cast<char>(random() % 256);
+    for (int i = 0; i < round % 20; ++i)
+      input[random() % input.size()] = static_cast<char>(random() % 256);
     if (round % 3 == 0) {
       input.clear();
       for (int i = 0; i < 2000; ++i) input.push_back(static_cast<char>(random() % 256));

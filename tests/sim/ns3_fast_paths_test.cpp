@@ -47,7 +47,8 @@ class NextSegTest : public ::testing::Test {
 
   void sack(uint32_t first_segment, uint32_t end_segment) {
     ns3::TcpOptionSack::SackList blocks;
-    blocks.emplace_back(SequenceNumber32(1 + first_segment * kSegment), SequenceNumber32(1 + end_segment * kSegment));
+    blocks.emplace_back(SequenceNumber32(1 + first_segment * kSegment),
+                        SequenceNumber32(1 + end_segment * kSegment));
     buffer_->Update(blocks);
   }
 
@@ -59,7 +60,8 @@ class NextSegTest : public ::testing::Test {
       SequenceNumber32 library_seq(7);
       SequenceNumber32 library_high(7);
       const bool found = buffer_->NextSeg(&seq, &high, recovery);
-      const bool library_found = library_next_seg()(ns3::PeekPointer(buffer_), &library_seq, &library_high, recovery);
+      const bool library_found =
+          library_next_seg()(ns3::PeekPointer(buffer_), &library_seq, &library_high, recovery);
       EXPECT_EQ(found, library_found) << state << ", recovery " << recovery;
       if (found && library_found) {
         EXPECT_EQ(seq, library_seq) << state << ", recovery " << recovery;
@@ -136,7 +138,6 @@ TEST_F(NextSegTest, AnswersAsNs3WithHeadMarkedLost) {
   expect_same_answers("head marked lost");
 }
 
-
 // ---- Update ----
 
 class SackUpdateTest : public ::testing::Test {
@@ -163,16 +164,17 @@ class SackUpdateTest : public ::testing::Test {
   // Blocks in bytes from the first sequence number (1).
   void update(const std::vector<std::pair<uint32_t, uint32_t>>& blocks, const std::string& step) {
     ns3::TcpOptionSack::SackList list;
-    for (const auto& [first, end] : blocks) list.emplace_back(SequenceNumber32(1 + first), SequenceNumber32(1 + end));
+    for (const auto& [first, end] : blocks)
+      list.emplace_back(SequenceNumber32(1 + first), SequenceNumber32(1 + end));
     std::ostringstream ours_items;
     std::ostringstream ns3_items;
-    const uint32_t ours = ours_->Update(list, ns3::Callback<void, ns3::TcpTxItem*>([&](ns3::TcpTxItem* item) {
-                                          item->Print(ours_items);
-                                        }));
+    const uint32_t ours =
+        ours_->Update(list, ns3::Callback<void, ns3::TcpTxItem*>(
+                                [&](ns3::TcpTxItem* item) { item->Print(ours_items); }));
     const uint32_t theirs =
-        library_update()(ns3::PeekPointer(ns3_), list, ns3::Callback<void, ns3::TcpTxItem*>([&](ns3::TcpTxItem* item) {
-                           item->Print(ns3_items);
-                         }));
+        library_update()(ns3::PeekPointer(ns3_), list,
+                         ns3::Callback<void, ns3::TcpTxItem*>(
+                             [&](ns3::TcpTxItem* item) { item->Print(ns3_items); }));
     EXPECT_EQ(ours, theirs) << step;
     EXPECT_EQ(ours_items.str(), ns3_items.str()) << step;
     expect_same_scoreboard(step);
@@ -186,7 +188,8 @@ class SackUpdateTest : public ::testing::Test {
     EXPECT_EQ(ours.str(), theirs.str()) << step;
     EXPECT_EQ(ours_->BytesInFlight(), ns3_->BytesInFlight()) << step;
     for (uint32_t seq = 1; seq < 1 + 60 * kSegment; seq += kSegment / 2) {
-      EXPECT_EQ(ours_->IsLost(SequenceNumber32(seq)), ns3_->IsLost(SequenceNumber32(seq))) << step << ", seq " << seq;
+      EXPECT_EQ(ours_->IsLost(SequenceNumber32(seq)), ns3_->IsLost(SequenceNumber32(seq)))
+          << step << ", seq " << seq;
     }
   }
 
@@ -204,25 +207,33 @@ TEST_F(SackUpdateTest, MarksAsNs3DoesThroughARecovery) {
   for (uint32_t i = 0; i < 40; ++i) send(i * kSegment, kSegment);
   update({{5 * kSegment, 10 * kSegment}}, "one block: segments 0-4 a hole below five SACKed");
   ASSERT_GT(ours_->GetLost(), 0u);
-  update({{12 * kSegment, 15 * kSegment}, {5 * kSegment, 10 * kSegment}}, "a second hole, the old block repeated");
-  update({{20 * kSegment, 25 * kSegment}, {12 * kSegment, 16 * kSegment}, {5 * kSegment, 11 * kSegment}},
+  update({{12 * kSegment, 15 * kSegment}, {5 * kSegment, 10 * kSegment}},
+         "a second hole, the old block repeated");
+  update({{20 * kSegment, 25 * kSegment},
+          {12 * kSegment, 16 * kSegment},
+          {5 * kSegment, 11 * kSegment}},
          "three blocks, two grown");
-  update({{30 * kSegment + 500, 33 * kSegment + 200}}, "a block not on segment edges: whole segments only");
-  update({{36 * kSegment, 38 * kSegment}, {50 * kSegment, 52 * kSegment}, {26 * kSegment, 28 * kSegment}},
+  update({{30 * kSegment + 500, 33 * kSegment + 200}},
+         "a block not on segment edges: whole segments only");
+  update({{36 * kSegment, 38 * kSegment},
+          {50 * kSegment, 52 * kSegment},
+          {26 * kSegment, 28 * kSegment}},
          "a block beyond the data sent ends the update");
   update({{50 * kSegment, 52 * kSegment}}, "only a block beyond the data sent");
   update({{39 * kSegment, 40 * kSegment}}, "the last segment sent");
 
   send(0, kSegment);  // the hole's head retransmitted, then more new data
   for (uint32_t i = 40; i < 45; ++i) send(i * kSegment, kSegment);
-  update({{41 * kSegment, 45 * kSegment}, {20 * kSegment, 25 * kSegment}}, "after a retransmission");
+  update({{41 * kSegment, 45 * kSegment}, {20 * kSegment, 25 * kSegment}},
+         "after a retransmission");
 }
 
 TEST_F(SackUpdateTest, MarksAsNs3DoesWithUnevenItemsAndAnAdvancedHead) {
   // Items of different sizes (partial segments, a segment sent in two pieces), then the head
   // ACKed so that the sent list starts above the first sequence number.
   uint32_t offset = 0;
-  for (const uint32_t bytes : {1000u, 300u, 700u, 1000u, 1000u, 200u, 800u, 1000u, 1000u, 1000u, 1000u, 1000u}) {
+  for (const uint32_t bytes :
+       {1000u, 300u, 700u, 1000u, 1000u, 200u, 800u, 1000u, 1000u, 1000u, 1000u, 1000u}) {
     send(offset, bytes);
     offset += bytes;
   }
@@ -234,7 +245,6 @@ TEST_F(SackUpdateTest, MarksAsNs3DoesWithUnevenItemsAndAnAdvancedHead) {
   update({{9000, 10000}}, "the last item");
   update({}, "no blocks");
 }
-
 
 // ---- CreateOption ----
 

@@ -38,19 +38,26 @@ twinbench::Network path(double one_way_ms = kRttMs / 2, double mbps = 100) {
   return n;
 }
 
-std::string download(std::uint64_t bytes) { return "/api/benchmark/download/" + std::to_string(bytes) + "/"; }
+std::string download(std::uint64_t bytes) {
+  return "/api/benchmark/download/" + std::to_string(bytes) + "/";
+}
 
 // One simulation with one HTTP client, polled on every socket event so that times are exact.
 class Bench {
  public:
   explicit Bench(const twinbench::Network& network, std::uint64_t seed = 1)
-      : scope_(seed), net_(network, seed), resolver_(scheduler_, Duration(0), {}), client_(net_.client_transports(), resolver_) {
-    net_.client_transports().set_activity_callback([this] { scheduler_.schedule_at(scheduler_.now(), [this] { pump(); }); });
+      : scope_(seed),
+        net_(network, seed),
+        resolver_(scheduler_, Duration(0), {}),
+        client_(net_.client_transports(), resolver_) {
+    net_.client_transports().set_activity_callback(
+        [this] { scheduler_.schedule_at(scheduler_.now(), [this] { pump(); }); });
   }
 
   void connect() {
     client_.connect_to_host(net_.server_address(), net_.server_port());
-    ASSERT_TRUE(scheduler_.run_until([&] { return client_.status() == HttpStatus::kConnected; }, 5s));
+    ASSERT_TRUE(
+        scheduler_.run_until([&] { return client_.status() == HttpStatus::kConnected; }, 5s));
   }
 
   // Request sent -> last body byte read, in ms.
@@ -65,7 +72,9 @@ class Bench {
     return to_ms(finished_ - start);
   }
 
-  void idle(Duration d) { scheduler_.run_until([] { return false; }, d); }
+  void idle(Duration d) {
+    scheduler_.run_until([] { return false; }, d);
+  }
   std::uint64_t body_bytes() const { return body_bytes_; }
   SimNetwork& net() { return net_; }
 
@@ -94,7 +103,8 @@ class Bench {
 };
 
 twinbench::Network with_server_nodelay(twinbench::Network n) {
-  n.mutable_server_tcp()->set_nodelay(true);  // like Nginx (tcp_nodelay on), the published server's front
+  n.mutable_server_tcp()->set_nodelay(
+      true);  // like Nginx (tcp_nodelay on), the published server's front
   return n;
 }
 
@@ -109,7 +119,9 @@ twinbench::Network with_bbr_server(twinbench::Network n) {
 }
 
 // Wire time of a body at 100 Mbit/s: 1448-byte segments of 1502 bytes on the wire.
-double wire_ms(std::uint64_t bytes) { return static_cast<double>(bytes) / 1448 * 1502 * 8 / 100e6 * 1e3; }
+double wire_ms(std::uint64_t bytes) {
+  return static_cast<double>(bytes) / 1448 * 1502 * 8 / 100e6 * 1e3;
+}
 
 // ---- IW10 (RFC 6928): 10 segments of 1448 B = 14480 B in the first flight ----
 
@@ -195,7 +207,8 @@ TEST(SimSlowStartAfterIdle, BbrIgnoresIt) {
   const IdleRun on = idle_run(twinbench::BBR, true);
   const IdleRun off = idle_run(twinbench::BBR, false);
   EXPECT_EQ(on.after_idle_ms, off.after_idle_ms);
-  EXPECT_LT(on.after_idle_ms, idle_run(twinbench::CUBIC, true).after_idle_ms - kRttMs) << on.after_idle_ms;
+  EXPECT_LT(on.after_idle_ms, idle_run(twinbench::CUBIC, true).after_idle_ms - kRttMs)
+      << on.after_idle_ms;
 }
 
 TEST(SimBbrKeepAlive, AnIdleKeepAliveConnectionDoesNotProbeRtt) {
@@ -228,7 +241,8 @@ TEST(SimBbrPacing, AWarmResponsePacesOnePercentBelowTheBottleneck) {
   const std::uint64_t body = 400 * 1024;
   const double line_ms = wire_ms(body);
   const double ms = b.get(download(body));
-  const double pacing_ms = ms - kRttMs;  // the server's time and the head are a fraction of a packet
+  const double pacing_ms =
+      ms - kRttMs;  // the server's time and the head are a fraction of a packet
   EXPECT_GT(pacing_ms, line_ms * 1.005) << ms;
   EXPECT_LT(pacing_ms, line_ms * 1.015) << ms;
 }
@@ -239,10 +253,10 @@ TEST(SimBbrPacing, AWarmResponsePacesOnePercentBelowTheBottleneck) {
 // head is ACKed; whether the client delays that ACK follows Linux (docs/tcp-model.md).
 
 struct PingRun {
-  double fresh;          // first request on a new connection
-  double back_to_back;   // next request sent as the previous response completes
-  double after_frame;    // next request one 60 fps frame (16.7 ms) after the previous response
-  double after_pause;    // next request 50 ms after the previous response
+  double fresh;         // first request on a new connection
+  double back_to_back;  // next request sent as the previous response completes
+  double after_frame;   // next request one 60 fps frame (16.7 ms) after the previous response
+  double after_pause;   // next request 50 ms after the previous response
 };
 
 PingRun ping_run(bool server_nodelay) {
@@ -338,7 +352,8 @@ twinbench::Network policed(double policer_mbps, std::uint64_t burst_bytes) {
 
 TEST(SimPolicer, ABodyWithinTheBucketPassesAsOnTheLineAlone) {
   // 10 KiB fits in IW10 and in a 64 KiB bucket: nothing is dropped, nothing waits.
-  EXPECT_EQ(download_ms(policed(10, 64 << 10), 1, 10 << 10), download_ms(with_server_nodelay(path()), 1, 10 << 10));
+  EXPECT_EQ(download_ms(policed(10, 64 << 10), 1, 10 << 10),
+            download_ms(with_server_nodelay(path()), 1, 10 << 10));
 }
 
 TEST(SimPolicer, ABulkTransferGetsNoMoreThanTheBucketPlusTheRate) {
@@ -363,18 +378,22 @@ TEST(SimTimeWait, TheSideThatClosesFirstHoldsTimeWaitForSixtySeconds) {
   SimulationScope scope(1);
   NsScheduler scheduler;
   SimNetwork net(path(), 1);
-  auto socket = create_tcp_socket(net.client_node(), scenario::resolve(twinbench::Tcp{}), net.link().mtu_bytes, 1);
+  auto socket = create_tcp_socket(net.client_node(), scenario::resolve(twinbench::Tcp{}),
+                                  net.link().mtu_bytes, 1);
   using State = ns3::TcpSocket::TcpStates_t;
   std::optional<Time> time_wait;
   std::optional<Time> closed;
   State state = ns3::TcpSocket::CLOSED;
-  socket->TraceConnectWithoutContext("State", ns3::Callback<void, State, State>([&](State, State to) {
+  socket->TraceConnectWithoutContext("State",
+                                     ns3::Callback<void, State, State>([&](State, State to) {
                                        state = to;
-                                       if (to == ns3::TcpSocket::TIME_WAIT) time_wait = scheduler.now();
+                                       if (to == ns3::TcpSocket::TIME_WAIT)
+                                         time_wait = scheduler.now();
                                        if (to == ns3::TcpSocket::CLOSED) closed = scheduler.now();
                                      }));
   socket->Bind();
-  socket->Connect(ns3::InetSocketAddress(ns3::Ipv4Address(SimNetwork::kServerAddress), SimNetwork::kServerPort));
+  socket->Connect(ns3::InetSocketAddress(ns3::Ipv4Address(SimNetwork::kServerAddress),
+                                         SimNetwork::kServerPort));
   ASSERT_TRUE(scheduler.run_until([&] { return state == ns3::TcpSocket::ESTABLISHED; }, 5s));
   socket->Close();
   ASSERT_TRUE(scheduler.run_until([&] { return closed.has_value(); }, 300s));
@@ -386,11 +405,14 @@ TEST(SimTimeWait, TheSideThatClosesFirstHoldsTimeWaitForSixtySeconds) {
 
 // A bare transport on a simulated path with a 1 MiB download requested: for reading by hand.
 struct RawDownload {
-  explicit RawDownload(const twinbench::Network& n) : scope(1), net(n, 1), transport(net.client_transports().create()) {
+  explicit RawDownload(const twinbench::Network& n)
+      : scope(1), net(n, 1), transport(net.client_transports().create()) {
     transport->connect({net.server_address(), net.server_port()});
-    connected = scheduler.run_until([&] { return transport->status() == TransportStatus::kConnected; }, 5s);
+    connected =
+        scheduler.run_until([&] { return transport->status() == TransportStatus::kConnected; }, 5s);
     const std::string request = "GET " + download(1 << 20) + " HTTP/1.1\r\nHost: sim\r\n\r\n";
-    if (connected) sent = transport->write_some(std::as_bytes(std::span(request))) == request.size();
+    if (connected)
+      sent = transport->write_some(std::as_bytes(std::span(request))) == request.size();
   }
   SimulationScope scope;
   NsScheduler scheduler;
@@ -415,7 +437,8 @@ TEST(SimFlowControl, FrameGatedReaderGetsWindowUpdates) {
   std::uint64_t received = 0;
   std::vector<std::byte> chunk(16 * 1024);
   std::function<void()> frame = [&] {
-    if (auto r = transport->read_some(chunk); r.kind == ReadResult::Kind::kData) received += r.bytes;
+    if (auto r = transport->read_some(chunk); r.kind == ReadResult::Kind::kData)
+      received += r.bytes;
     scheduler.schedule_in(16ms, frame);
   };
   scheduler.schedule_in(16ms, frame);
@@ -454,8 +477,12 @@ TEST(SimFlowControl, UnreadDataFillsTheReceiveBufferThenReadsReopenIt) {
   read();
   const auto head_end = [&] { return response.find("\r\n\r\n"); };
   ASSERT_TRUE(scheduler.run_until(
-      [&] { return head_end() != std::string::npos && response.size() - head_end() - 4 >= (1u << 20); }, 30s));
-  EXPECT_NE(response.find("Content-Length: 1048576\r\n"), std::string::npos) << response.substr(0, head_end());
+      [&] {
+        return head_end() != std::string::npos && response.size() - head_end() - 4 >= (1u << 20);
+      },
+      30s));
+  EXPECT_NE(response.find("Content-Length: 1048576\r\n"), std::string::npos)
+      << response.substr(0, head_end());
   EXPECT_EQ(response.size() - head_end() - 4, 1u << 20);
   EXPECT_EQ(transport->available(), 0u);
 }
@@ -482,7 +509,8 @@ TEST(SimBufferEdges, BbrServerBodiesAroundTheBufferSizes) {
   // BBR's startup overshoots the BDP queue; recovering from that loss must not end in an RTO
   // after which BBR paces at kbit/s (the 4 MiB, 67 s stall of the body_chunk_fps sweep, fixed by
   // Linux-like delivery-rate samples and RACK's lost-retransmission rule: docs/tcp-model.md).
-  for (const std::uint64_t bytes : {2 * kMiB, 4 * kMiB - 1, 4 * kMiB, 4 * kMiB + 1, 6 * kMiB, 8 * kMiB}) {
+  for (const std::uint64_t bytes :
+       {2 * kMiB, 4 * kMiB - 1, 4 * kMiB, 4 * kMiB + 1, 6 * kMiB, 8 * kMiB}) {
     const double ms = download_ms(with_bbr_server(path(20, 100)), 1, bytes);
     EXPECT_GT(ms, wire_ms(bytes)) << bytes;
     EXPECT_LT(ms, wire_ms(bytes) + 10 * kRttMs) << bytes << ": " << ms;
@@ -498,14 +526,16 @@ TEST(SimBufferEdges, FrameGatedReaderOfBodiesAroundTheBufferSizes) {
     SimNetwork net(path(), 1);
     auto transport = net.client_transports().create();
     transport->connect({net.server_address(), net.server_port()});
-    ASSERT_TRUE(scheduler.run_until([&] { return transport->status() == TransportStatus::kConnected; }, 5s));
+    ASSERT_TRUE(scheduler.run_until(
+        [&] { return transport->status() == TransportStatus::kConnected; }, 5s));
     const std::string request = "GET " + download(bytes) + " HTTP/1.1\r\nHost: sim\r\n\r\n";
     ASSERT_EQ(transport->write_some(std::as_bytes(std::span(request))), request.size());
     const Time start = scheduler.now();
     std::uint64_t received = 0;
     std::vector<std::byte> chunk(64 * 1024);
     std::function<void()> frame = [&] {
-      if (auto r = transport->read_some(chunk); r.kind == ReadResult::Kind::kData) received += r.bytes;
+      if (auto r = transport->read_some(chunk); r.kind == ReadResult::Kind::kData)
+        received += r.bytes;
       scheduler.schedule_in(16ms, frame);
     };
     scheduler.schedule_in(16ms, frame);
@@ -530,8 +560,10 @@ TEST(SimConfig, SimNetworkRejectsImpossibleLinks) {
 }
 
 std::string scenario_error(const std::string& network) {
-  const std::string text = "name: \"x\"\nvariants { name: \"v\" client: C3HTTP }\nframe_caps: [60]\n"
-                           "body_bytes: [0]\nruns: 1\nnetwork {\n" + network + "\n}\n";
+  const std::string text =
+      "name: \"x\"\nvariants { name: \"v\" client: C3HTTP }\nframe_caps: [60]\n"
+      "body_bytes: [0]\nruns: 1\nnetwork {\n" +
+      network + "\n}\n";
   try {
     scenario::parse_scenario(text, "s.textproto");
   } catch (const scenario::ScenarioError& e) {
@@ -544,19 +576,28 @@ TEST(SimConfig, ScenarioValidationNamesTheNetworkField) {
   const std::string link = "link { client_to_server_delay_ms: 20 server_to_client_delay_ms: 20 ";
   EXPECT_EQ(scenario_error(link + "downlink_mbps: 100 uplink_mbps: 10 }"), "");
   // "network {" is line 6 of the scenario, the link line 7 (also for its missing fields).
-  EXPECT_EQ(scenario_error("link { client_to_server_delay_ms: -1 downlink_mbps: 100 uplink_mbps: 10 }"),
-            "s.textproto:7: network.link.client_to_server_delay_ms: expected a finite number of milliseconds >= 0, "
-            "got -1");
+  EXPECT_EQ(
+      scenario_error("link { client_to_server_delay_ms: -1 downlink_mbps: 100 uplink_mbps: 10 }"),
+      "s.textproto:7: network.link.client_to_server_delay_ms: expected a finite number of "
+      "milliseconds >= 0, "
+      "got -1");
   EXPECT_EQ(scenario_error(link + "uplink_mbps: 10 }"),
             "s.textproto:7: network.link.downlink_mbps: expected a rate in Mbit/s > 0, got 0");
-  EXPECT_EQ(scenario_error(link + "downlink_mbps: 100 uplink_mbps: 10 }\nserver_tcp { congestion_control: 9 }"),
-            "s.textproto:8: network.server_tcp.congestion_control: expected CUBIC, BBR or NEW_RENO, got 9");
+  EXPECT_EQ(
+      scenario_error(link +
+                     "downlink_mbps: 100 uplink_mbps: 10 }\nserver_tcp { congestion_control: 9 }"),
+      "s.textproto:8: network.server_tcp.congestion_control: expected CUBIC, BBR or NEW_RENO, got "
+      "9");
   EXPECT_EQ(scenario_error(link + "downlink_mbps: 100 uplink_mbps: 10 downlink_policer_mbps: -5 }"),
-            "s.textproto:7: network.link.downlink_policer_mbps: expected a rate in Mbit/s >= 0 (0: no policer), got -5");
+            "s.textproto:7: network.link.downlink_policer_mbps: expected a rate in Mbit/s >= 0 (0: "
+            "no policer), got -5");
   EXPECT_EQ(scenario_error(link + "downlink_mbps: 100 uplink_mbps: 10 downlink_policer_mbps: 50 }"),
-            "s.textproto:7: network.link.downlink_policer_burst_bytes: expected a bucket of at least one packet "
+            "s.textproto:7: network.link.downlink_policer_burst_bytes: expected a bucket of at "
+            "least one packet "
             "(1500 bytes, the MTU) with a policer, got 0");
-  EXPECT_EQ(scenario_error(link + "downlink_mbps: 100 uplink_mbps: 10 downlink_policer_burst_bytes: 9000 }"), "");
+  EXPECT_EQ(scenario_error(
+                link + "downlink_mbps: 100 uplink_mbps: 10 downlink_policer_burst_bytes: 9000 }"),
+            "");
 }
 
 }  // namespace

@@ -7,7 +7,8 @@
 namespace tb::studies {
 namespace {
 
-void add(twinbench::ResultSet& r, const std::string& variant, std::uint32_t fps, double ms, const std::string& result = "success") {
+void add(twinbench::ResultSet& r, const std::string& variant, std::uint32_t fps, double ms,
+         const std::string& result = "success") {
   auto* s = r.add_samples();
   s->set_scenario("grid");
   s->set_variant(variant);
@@ -35,9 +36,10 @@ twinbench::ResultSet base() {
 TEST(TwinCompare, CellsAreJudgedAgainstOneFrameOrFivePercentAndMissingOnesCount) {
   twinbench::ResultSet simulated = base(), emulated = base();
   for (double ms : {100.0, 101.0, 102.0}) add(simulated, "near", 60, ms);
-  for (double ms : {110.0, 111.0, 112.0}) add(emulated, "near", 60, ms);   // 10 ms < one 16.7 ms frame
+  for (double ms : {110.0, 111.0, 112.0})
+    add(emulated, "near", 60, ms);  // 10 ms < one 16.7 ms frame
   for (double ms : {100.0, 101.0, 102.0}) add(simulated, "far", 60, ms);
-  for (double ms : {130.0, 131.0, 132.0}) add(emulated, "far", 60, ms);    // 30 ms: two frames, 23 %
+  for (double ms : {130.0, 131.0, 132.0}) add(emulated, "far", 60, ms);  // 30 ms: two frames, 23 %
   add(simulated, "lost", 60, 0, "cancelled");
   add(emulated, "lost", 60, 50.0);
   const auto cells = pair_cells("rtt_ms=40", simulated, emulated);
@@ -50,7 +52,8 @@ TEST(TwinCompare, CellsAreJudgedAgainstOneFrameOrFivePercentAndMissingOnesCount)
   EXPECT_NE(cells[2].missing.find("simulated"), std::string::npos) << cells[2].missing;
   const std::string md = twin_markdown(cells, "t", {});
   EXPECT_NE(md.find("**1 of 3 cells (33 %) within max(1 frame, 5 %)"), std::string::npos) << md;
-  EXPECT_NE(twin_csv(cells).find("\"rtt_ms=40\",grid,60,0,lost,,,,,,,,,,no,"), std::string::npos) << twin_csv(cells);
+  EXPECT_NE(twin_csv(cells).find("\"rtt_ms=40\",grid,60,0,lost,,,,,,,,,,no,"), std::string::npos)
+      << twin_csv(cells);
 }
 
 }  // namespace

@@ -13,7 +13,8 @@ struct Pipe {
     Time start = std::max(now, free_at);
     Duration tx{0};
     if (link.bytes_per_second > 0) {
-      tx = Duration(static_cast<std::int64_t>(static_cast<double>(bytes) * 1e9 / link.bytes_per_second));
+      tx = Duration(
+          static_cast<std::int64_t>(static_cast<double>(bytes) * 1e9 / link.bytes_per_second));
     }
     free_at = start + tx;
     return free_at + link.one_way_delay;
@@ -54,7 +55,8 @@ struct Connection : std::enable_shared_from_this<Connection>, PeerSocket {
 class MemoryTransport : public Transport {
  public:
   MemoryTransport(VirtualScheduler& scheduler, LinkConfig link,
-                  std::function<std::unique_ptr<Peer>()> make_peer, std::shared_ptr<std::uint64_t> accepted)
+                  std::function<std::unique_ptr<Peer>()> make_peer,
+                  std::shared_ptr<std::uint64_t> accepted)
       : make_peer_(std::move(make_peer)), accepted_(std::move(accepted)) {
     c_ = std::make_shared<Connection>();
     c_->scheduler = &scheduler;
@@ -112,7 +114,8 @@ class MemoryTransport : public Transport {
     if (c_->status == TransportStatus::kError) return {ReadResult::Kind::kError, 0};
     const std::size_t n = std::min(out.size(), available());
     if (n == 0) return {c_->eof ? ReadResult::Kind::kEof : ReadResult::Kind::kWouldBlock, 0};
-    std::copy_n(c_->received.begin() + static_cast<std::ptrdiff_t>(c_->received_begin), n, out.begin());
+    std::copy_n(c_->received.begin() + static_cast<std::ptrdiff_t>(c_->received_begin), n,
+                out.begin());
     c_->received_begin += n;
     if (c_->received_begin == c_->received.size()) c_->received.clear(), c_->received_begin = 0;
     return {ReadResult::Kind::kData, n};
@@ -168,7 +171,8 @@ class ServerPeer : public Peer {
 
 class ScriptedPeer : public Peer {
  public:
-  ScriptedPeer(std::string reply, bool close_after) : reply_(std::move(reply)), close_after_(close_after) {}
+  ScriptedPeer(std::string reply, bool close_after)
+      : reply_(std::move(reply)), close_after_(close_after) {}
   void on_data(PeerSocket& socket, std::span<const std::byte>) override {
     if (answered_) return;
     answered_ = true;
@@ -192,9 +196,9 @@ std::unique_ptr<Transport> MemoryNetwork::create() {
   return std::make_unique<MemoryTransport>(scheduler_, link_, make_peer_, accepted_);
 }
 
-std::function<std::unique_ptr<Peer>()> server_peers(std::shared_ptr<std::uint64_t> requests,
-                                                    server::ServerConfig config,
-                                                    std::shared_ptr<const server::TlsServerContext> tls) {
+std::function<std::unique_ptr<Peer>()> server_peers(
+    std::shared_ptr<std::uint64_t> requests, server::ServerConfig config,
+    std::shared_ptr<const server::TlsServerContext> tls) {
   return [requests, config, tls] { return std::make_unique<ServerPeer>(requests, config, tls); };
 }
 

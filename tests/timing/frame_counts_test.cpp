@@ -24,11 +24,14 @@ using testing::VariantCase;
 
 // What virtual time predicts for one request of `variant` on a link much faster than a frame,
 // with the connection up either at the first poll after connect() or only at the one after.
-std::uint64_t predicted_frames(const VariantCase& v, std::uint32_t fps, std::uint64_t bytes, bool connect_at_once) {
+std::uint64_t predicted_frames(const VariantCase& v, std::uint32_t fps, std::uint64_t bytes,
+                               bool connect_at_once) {
   testing::ModelBench bench(fps, testing::LinkConfig{Duration{0}, 0, connect_at_once});
   std::unique_ptr<ClientModel> model;
-  if (v.client == twinbench::HTTP_REQUEST) model = std::make_unique<HttpRequestModel>(bench.runtime(), HttpRequestOptions{});
-  else model = std::make_unique<C3HttpModel>(bench.runtime(), C3HttpOptions{});
+  if (v.client == twinbench::HTTP_REQUEST)
+    model = std::make_unique<HttpRequestModel>(bench.runtime(), HttpRequestOptions{});
+  else
+    model = std::make_unique<C3HttpModel>(bench.runtime(), C3HttpOptions{});
   return bench.run(*model, testing::ModelBench::get(testing::ModelBench::download(bytes))).frames;
 }
 
@@ -46,7 +49,8 @@ TEST(LiveLoopback, CooperativeFrameCountsMatchTheVirtualTimeModel) {
   const std::vector<VariantCase> coop = {kVariants[0], kVariants[4]};
   const auto s = scenario_for({60, 30}, {0, 10240, 1048576}, coop, false, /*runs=*/5);
   const auto results = runner::run_scenario(s, live.backend(), options);
-  std::map<std::tuple<std::string, std::uint32_t, std::uint64_t>, std::vector<std::uint64_t>> frames;
+  std::map<std::tuple<std::string, std::uint32_t, std::uint64_t>, std::vector<std::uint64_t>>
+      frames;
   for (const auto& sample : results.samples()) {
     if (sample.warmup()) continue;
     frames[{sample.variant(), sample.fps(), sample.body_bytes()}].push_back(sample.frames());
@@ -63,15 +67,15 @@ TEST(LiveLoopback, CooperativeFrameCountsMatchTheVirtualTimeModel) {
     const auto late = predicted_frames(v, fps, bytes, false);
     const auto early = predicted_frames(v, fps, bytes, true);
     EXPECT_TRUE(median == late || median == early)
-        << variant << " at " << fps << " fps, " << bytes << " B: live " << median << " frames, model "
-        << early << " (connected at once) or " << late;
+        << variant << " at " << fps << " fps, " << bytes << " B: live " << median
+        << " frames, model " << early << " (connected at once) or " << late;
   }
 }
 
 // Six variants over live loopback and over a simulated loopback-like path (tens of microseconds,
 // 10 Gbit/s, a 64 KiB MTU like Linux's lo): every cell takes the same number of frames, with the
-// server's TCP_NODELAY set. With Nagle on, whether a response's second write waits for a delayed ACK
-// turns on Linux's quick-ACK, pingpong and read-side ACK rules, which the simulation models
+// server's TCP_NODELAY set. With Nagle on, whether a response's second write waits for a delayed
+// ACK turns on Linux's quick-ACK, pingpong and read-side ACK rules, which the simulation models
 // (docs/tcp-model.md) but not yet well enough to match live loopback cell by cell: a keep-alive
 // cell (c3s_coop, 10 KiB, 60 fps) takes 2 frames simulated and 1 live. Tracked in the issue notes.
 TEST(SimVersusLive, FrameCountsAgreeOnALoopbackLikePath) {
@@ -93,9 +97,11 @@ TEST(SimVersusLive, FrameCountsAgreeOnALoopbackLikePath) {
         network {
           link { client_to_server_delay_ms: 0.02 server_to_client_delay_ms: 0.02
                  downlink_mbps: 10000 uplink_mbps: 10000 mtu_bytes: 65535 }
-          server_tcp { nodelay: )") + (nodelay ? "true" : "false") + R"( }
+          server_tcp { nodelay: )") + (nodelay ? "true" : "false") +
+                                                         R"( }
         }
-    )", "loopback");
+    )",
+                                                     "loopback");
 
     live::ServerOptions server_options;
     server_options.nodelay = nodelay;

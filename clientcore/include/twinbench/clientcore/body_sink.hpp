@@ -12,7 +12,7 @@ class BodySink {
  public:
   virtual ~BodySink() = default;
   virtual bool write(std::span<const std::byte> data) = 0;  // false on a write error
-  virtual bool finish() = 0;                                 // flush and close
+  virtual bool finish() = 0;                                // flush and close
 };
 
 class BodySinkFactory {

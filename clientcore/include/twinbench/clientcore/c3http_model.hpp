@@ -20,7 +20,8 @@ struct C3HttpOptions {
   std::size_t download_chunk_size = 65536;
   Duration worker_sleep{1'000'000};  // what OS.delay_usec(1000) lasts on the client OS
   Session* session = nullptr;        // Options.session; null: a new connection per request
-  std::shared_ptr<TlsClientContext> tls;  // Options.tls_options, for https URLs (refused without it)
+  std::shared_ptr<TlsClientContext>
+      tls;  // Options.tls_options, for https URLs (refused without it)
 };
 
 class C3HttpModel : public ClientModel {

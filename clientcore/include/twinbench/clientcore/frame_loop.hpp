@@ -63,7 +63,7 @@ class FrameLoop {
   std::uint64_t frame_ = 0;
   FramePhase phase_ = FramePhase::kBetweenFrames;
   std::multimap<std::pair<std::uint64_t, FramePhase>, std::function<void()>> scheduled_;
-  Time target_{0};  // when the next frame is due under the cap
+  Time target_{0};                // when the next frame is due under the cap
   std::uint64_t generation_ = 0;  // invalidates frames scheduled before a stop()
   std::vector<std::function<void()>> awaiting_;
   std::mutex deferred_mutex_;  // worker threads post deferred calls

@@ -56,7 +56,7 @@ class HttpRequestModel : public ClientModel {
   FrameLoop::ProcessId process_ = 0;
   std::unique_ptr<Worker> worker_;
   bool worker_started_connection_ = false;
-  std::atomic<bool> quit_{false};  // set by cancel() on the main thread, read by the worker
+  std::atomic<bool> quit_{false};     // set by cancel() on the main thread, read by the worker
   std::uint64_t request_serial_ = 0;  // ignores deferred calls of a cancelled request
 };
 

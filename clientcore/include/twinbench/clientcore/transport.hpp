@@ -15,11 +15,11 @@ struct Endpoint {
 };
 
 enum class TransportStatus {
-  kIdle,        // not connected yet
+  kIdle,  // not connected yet
   kConnecting,
-  kConnected,   // includes "peer sent FIN but buffered bytes remain"
-  kClosed,      // orderly close seen and every buffered byte consumed, or close() called
-  kError,       // connect failed or the connection broke
+  kConnected,        // includes "peer sent FIN but buffered bytes remain"
+  kClosed,           // orderly close seen and every buffered byte consumed, or close() called
+  kError,            // connect failed or the connection broke
   kHandshakeFailed,  // TLS: the handshake failed (error() says why); the stream is unusable
 };
 

@@ -57,7 +57,7 @@ class EmulatedPath {
 // each congestion control by setsockopt(TCP_CONGESTION). The first that fails, with what to do;
 // nothing when all are there.
 struct MissingNeed {
-  std::string step;     // "capability", "namespace", "tun", "tcp_congestion"
+  std::string step;  // "capability", "namespace", "tun", "tcp_congestion"
   std::string message;
 };
 std::optional<MissingNeed> check_needs(const std::vector<std::string>& congestion_controls);

@@ -14,7 +14,7 @@ struct AppliedSetting {
   std::string field;  // the scenario's field, e.g. "congestion_control"
   std::string value;  // what the scenario asked for
   bool applied = false;
-  std::string how;    // the sysctl, route metric or option used; or why it was not applied
+  std::string how;  // the sysctl, route metric or option used; or why it was not applied
 };
 
 // The kernel's name of a congestion control ("cubic", "bbr", "reno").
@@ -29,7 +29,7 @@ void write_sysctl(const std::string& name, const std::string& value);
 
 // Applies `tcp` to the current namespace, whose only route to the peer is `peer` on `device`
 // (replaced with the scenario's metrics). The caller must own the namespace.
-std::vector<AppliedSetting> apply_kernel_tcp(const scenario::ResolvedTcp& tcp, const std::string& device,
-                                             const std::string& peer);
+std::vector<AppliedSetting> apply_kernel_tcp(const scenario::ResolvedTcp& tcp,
+                                             const std::string& device, const std::string& peer);
 
 }  // namespace tb::emulated

@@ -5,7 +5,8 @@
 // the next due time and spins the rest (`spin_us`), so packets leave within microseconds of their
 // due time on an idle core (with 1 ns timer slack the sleep ends within tens of µs, so the spin
 // is short: at 100 Mbit/s a packet is due every 120 µs, and two real-time threads spinning longer
-// would starve the client and the server of CPU); how late each one actually left is recorded and reported.
+// would starve the client and the server of CPU); how late each one actually left is recorded and
+// reported.
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -28,7 +29,8 @@ struct CapturedPacket {
 
 // Writes a pcap file (LINKTYPE_RAW: IPv4 packets, snap length kCaptureBytes) of `packets`
 // ordered by time, stamped relative to `origin_ns`; atomically.
-void write_pcap(const std::string& path, std::vector<CapturedPacket> packets, std::int64_t origin_ns);
+void write_pcap(const std::string& path, std::vector<CapturedPacket> packets,
+                std::int64_t origin_ns);
 
 struct DirectionStats {
   std::uint64_t packets = 0;  // read from the sending side
@@ -36,7 +38,8 @@ struct DirectionStats {
   std::uint64_t queue_drops = 0;
   std::uint64_t policer_drops = 0;
   std::uint64_t losses = 0;
-  std::vector<std::int64_t> lateness_ns;  // per delivered packet: when it was written minus when due
+  std::vector<std::int64_t>
+      lateness_ns;                       // per delivered packet: when it was written minus when due
   std::vector<CapturedPacket> sent;      // with capture on: as read from the sending side
   std::vector<CapturedPacket> received;  // with capture on: as written to the receiving side
 };
@@ -52,8 +55,8 @@ LatenessSummary summarize_lateness(const std::vector<const DirectionStats*>& dir
 class LinkEmulator {
  public:
   // `client_tun` and `server_tun` stay owned by the caller and must outlive the emulator.
-  LinkEmulator(int client_tun, int server_tun, const DirectionConfig& uplink, const DirectionConfig& downlink,
-               std::int64_t spin_us = 200, bool capture = false);
+  LinkEmulator(int client_tun, int server_tun, const DirectionConfig& uplink,
+               const DirectionConfig& downlink, std::int64_t spin_us = 200, bool capture = false);
   ~LinkEmulator();  // stop()
   LinkEmulator(const LinkEmulator&) = delete;
   LinkEmulator& operator=(const LinkEmulator&) = delete;

@@ -46,10 +46,10 @@ class PathSide {
 
   int tun_fd() const { return tun_fd_; }
   const std::vector<AppliedSetting>& settings() const { return settings_; }
-  void go();                 // lets the child's program run on from ready()
-  std::string read_all();    // what the program wrote, until it closes its end
-  int wait();                // the program's exit status (-signal when killed)
-  void terminate();          // SIGTERM, then SIGKILL after a second
+  void go();               // lets the child's program run on from ready()
+  std::string read_all();  // what the program wrote, until it closes its end
+  int wait();              // the program's exit status (-signal when killed)
+  void terminate();        // SIGTERM, then SIGKILL after a second
 
  private:
   pid_t pid_ = -1;
@@ -62,6 +62,7 @@ class PathSide {
 
 // Creates the TUN device `name` in the calling process's namespace, up, with `address` and a
 // point-to-point route to `peer`, MTU `mtu`; returns its file descriptor (non-blocking).
-int create_tun(const std::string& name, const std::string& address, const std::string& peer, std::uint32_t mtu);
+int create_tun(const std::string& name, const std::string& address, const std::string& peer,
+               std::uint32_t mtu);
 
 }  // namespace tb::emulated

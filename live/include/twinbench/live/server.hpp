@@ -13,8 +13,8 @@ namespace tb::live {
 
 struct ServerOptions {
   std::string bind_address = "127.0.0.1";
-  std::uint16_t port = 0;  // 0 = ephemeral
-  bool nodelay = false;    // Nagle left on by default, like the stand-in server
+  std::uint16_t port = 0;          // 0 = ephemeral
+  bool nodelay = false;            // Nagle left on by default, like the stand-in server
   std::string congestion_control;  // setsockopt(TCP_CONGESTION) on the listener; empty: default
   tb::server::ServerConfig config;
   std::shared_ptr<const tb::server::TlsServerContext> tls;  // set: HTTPS

@@ -18,9 +18,10 @@ namespace tb::parallel {
 // `while_waiting`, if given, is called again and again while children run and none has ended; it
 // should block for a moment (it sets the pace of the polling). If anything throws, the children
 // still running are killed and reaped before the exception leaves.
-std::optional<std::size_t> run_forked(std::size_t count, unsigned jobs, const std::function<int(std::size_t)>& task,
-                                      const std::function<void(std::size_t, bool)>& on_done = {},
-                                      const std::function<std::vector<std::size_t>(std::size_t)>& group = {},
-                                      const std::function<void()>& while_waiting = {});
+std::optional<std::size_t> run_forked(
+    std::size_t count, unsigned jobs, const std::function<int(std::size_t)>& task,
+    const std::function<void(std::size_t, bool)>& on_done = {},
+    const std::function<std::vector<std::size_t>(std::size_t)>& group = {},
+    const std::function<void()>& while_waiting = {});
 
 }  // namespace tb::parallel

@@ -27,7 +27,8 @@ server::KeyType key_type(twinbench::KeyType k);
 TlsClientConfig client_tls_config(const twinbench::Scenario& scenario, std::string ca_pem);
 // The test credentials' profile: the scenario's key type and chain; `server_names`: what the
 // server certificate names (host names or IP literals).
-server::CertProfile cert_profile(const twinbench::Scenario& scenario, std::vector<std::string> server_names);
+server::CertProfile cert_profile(const twinbench::Scenario& scenario,
+                                 std::vector<std::string> server_names);
 // The server and client sides, with the credentials of cert_profile (made once per process).
 TlsSetup make_tls_setup(const twinbench::Scenario& scenario, std::vector<std::string> server_names);
 

@@ -28,6 +28,7 @@ struct MeasuredCell {
 std::vector<MeasuredCell> parse_measured_csv(std::string_view text, const std::string& origin);
 std::vector<MeasuredCell> load_measured_csv(const std::string& path);
 // Adds the five-number summaries of `summaries` to the cells of `medians` (same keys).
-void attach_summaries(std::vector<MeasuredCell>& medians, const std::vector<MeasuredCell>& summaries);
+void attach_summaries(std::vector<MeasuredCell>& medians,
+                      const std::vector<MeasuredCell>& summaries);
 
 }  // namespace tb::scenario

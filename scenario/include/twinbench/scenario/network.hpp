@@ -16,16 +16,18 @@ struct ResolvedTcp {
   bool nodelay = false;                      // Nagle on
   bool sack = true;
   bool timestamps = true;
-  double delayed_ack_ms = 40;                // Linux TCP_ATO_MIN
-  double min_rto_ms = 200;                   // Linux TCP_RTO_MIN
+  double delayed_ack_ms = 40;                     // Linux TCP_ATO_MIN
+  double min_rto_ms = 200;                        // Linux TCP_RTO_MIN
   std::uint64_t send_buffer_bytes = 4u << 20;     // tcp_wmem max
   std::uint64_t receive_buffer_bytes = 6u << 20;  // tcp_rmem max
-  bool pacing = false;                       // fq pacing for loss-based control; BBR always paces
-  bool slow_start_after_idle = true;         // net.ipv4.tcp_slow_start_after_idle
+  bool pacing = false;                // fq pacing for loss-based control; BBR always paces
+  bool slow_start_after_idle = true;  // net.ipv4.tcp_slow_start_after_idle
 
   // Payload bytes per segment on a path with this MTU: IPv4 (20) + TCP (20) headers, plus the
   // timestamp option (10, padded to 12) when enabled.
-  std::uint32_t segment_size(std::uint32_t mtu_bytes) const { return mtu_bytes - 40 - (timestamps ? 12 : 0); }
+  std::uint32_t segment_size(std::uint32_t mtu_bytes) const {
+    return mtu_bytes - 40 - (timestamps ? 12 : 0);
+  }
 };
 
 // A drop-tail queue limit: in packets when `packets` is non-zero, else in bytes.

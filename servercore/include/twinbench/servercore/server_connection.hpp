@@ -14,8 +14,8 @@
 namespace tb::server {
 
 struct ServerConfig {
-  std::size_t write_slice = 64 * 1024;      // body bytes per write, like the stand-in server
-  std::size_t max_header_bytes = 16 * 1024; // larger request heads get 431 and a close
+  std::size_t write_slice = 64 * 1024;       // body bytes per write, like the stand-in server
+  std::size_t max_header_bytes = 16 * 1024;  // larger request heads get 431 and a close
   std::size_t max_echo_bytes = 16 * 1024 * 1024;
   std::uint64_t max_download_bytes = 1ull << 34;
 };

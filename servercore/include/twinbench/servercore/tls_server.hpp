@@ -23,7 +23,7 @@ struct TlsServerConfig {
   std::string key_pem;
   TlsVersion min_version = TlsVersion::k1_2;
   TlsVersion max_version = TlsVersion::k1_3;
-  bool resumption = true;        // keep a session cache, so clients can resume
+  bool resumption = true;  // keep a session cache, so clients can resume
   // Session tickets issued after each full handshake; default: 1 with resumption, else none.
   std::optional<std::uint32_t> tickets{};
 };

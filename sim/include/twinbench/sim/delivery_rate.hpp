@@ -22,10 +22,12 @@ class DeliveryRateEstimator : public ns3::TcpRateOps {
 
   void SkbSent(ns3::TcpTxItem* skb, bool is_start_of_transmission) override;
   void SkbDelivered(ns3::TcpTxItem* skb) override;
-  void CalculateAppLimited(uint32_t cwnd, uint32_t in_flight, uint32_t segment_size, const ns3::SequenceNumber32& tail_seq,
-                           const ns3::SequenceNumber32& next_tx, uint32_t lost_out, uint32_t retrans_out) override;
-  const TcpRateSample& GenerateSample(uint32_t delivered, uint32_t lost, bool is_sack_reneg, uint32_t prior_in_flight,
-                                      const ns3::Time& min_rtt) override;
+  void CalculateAppLimited(uint32_t cwnd, uint32_t in_flight, uint32_t segment_size,
+                           const ns3::SequenceNumber32& tail_seq,
+                           const ns3::SequenceNumber32& next_tx, uint32_t lost_out,
+                           uint32_t retrans_out) override;
+  const TcpRateSample& GenerateSample(uint32_t delivered, uint32_t lost, bool is_sack_reneg,
+                                      uint32_t prior_in_flight, const ns3::Time& min_rtt) override;
   const TcpRateConnection& GetConnectionRate() override { return connection_; }
 
  private:

@@ -24,8 +24,10 @@ class LinuxBbr : public ns3::TcpBbr {
 
   void CongControl(ns3::Ptr<ns3::TcpSocketState> tcb, const ns3::TcpRateOps::TcpRateConnection& rc,
                    const ns3::TcpRateOps::TcpRateSample& rs) override;
-  void CongestionStateSet(ns3::Ptr<ns3::TcpSocketState> tcb, ns3::TcpSocketState::TcpCongState_t state) override;
-  void CwndEvent(ns3::Ptr<ns3::TcpSocketState> tcb, ns3::TcpSocketState::TcpCAEvent_t event) override;
+  void CongestionStateSet(ns3::Ptr<ns3::TcpSocketState> tcb,
+                          ns3::TcpSocketState::TcpCongState_t state) override;
+  void CwndEvent(ns3::Ptr<ns3::TcpSocketState> tcb,
+                 ns3::TcpSocketState::TcpCAEvent_t event) override;
   ns3::Ptr<ns3::TcpCongestionOps> Fork() override;
 
  private:
@@ -33,7 +35,7 @@ class LinuxBbr : public ns3::TcpBbr {
   template <typename Call>
   void with_margin(ns3::TcpSocketState& tcb, Call call);
 
-  ns3::DataRate bbr_rate_;      // the rate TcpBbr last set
+  ns3::DataRate bbr_rate_;       // the rate TcpBbr last set
   ns3::DataRate margined_rate_;  // what the flow paces at instead
 };
 

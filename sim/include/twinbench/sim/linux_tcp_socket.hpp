@@ -60,7 +60,8 @@ class LinuxTcpSocket : public ns3::TcpSocketBase {
   uint32_t GetRcvBufSize() const override;
 
  private:
-  friend ns3::Ptr<LinuxTcpSocket> create_tcp_socket(ns3::Ptr<ns3::Node>, const scenario::ResolvedTcp&, std::uint32_t,
+  friend ns3::Ptr<LinuxTcpSocket> create_tcp_socket(ns3::Ptr<ns3::Node>,
+                                                    const scenario::ResolvedTcp&, std::uint32_t,
                                                     std::int64_t);
   void restart_window_if_idle();
   void cleanup_after_read(std::uint32_t copied);
@@ -76,15 +77,16 @@ class LinuxTcpSocket : public ns3::TcpSocketBase {
 
   // Receive-side ACK state, Linux's icsk_ack (include/net/inet_connection_sock.h).
   struct AckState {
-    std::uint32_t quick = 0;       // quick-ACKs left (icsk_ack.quick)
-    std::uint32_t pingpong = 0;    // replies sent within ato of receiving (icsk_ack.pingpong)
-    ns3::Time ato;                 // delayed-ACK timeout estimate; zero until the first data
-    ns3::Time lrcvtime;            // when data was last received
-    bool scheduled = false;        // an ACK is owed (ICSK_ACK_SCHED)
-    bool pushed = false;           // a small (pushed) segment arrived (ICSK_ACK_PUSHED)
-    bool pushed2 = false;          // ... two of them (ICSK_ACK_PUSHED2)
-    ns3::Time timeout;             // when the pending delayed-ACK timer fires (icsk_ack.timeout)
-    std::uint32_t rcv_mss = 536;   // estimate of the peer's MSS (tcp_initialize_rcv_mss: TCP_MIN_RCVMSS)
+    std::uint32_t quick = 0;     // quick-ACKs left (icsk_ack.quick)
+    std::uint32_t pingpong = 0;  // replies sent within ato of receiving (icsk_ack.pingpong)
+    ns3::Time ato;               // delayed-ACK timeout estimate; zero until the first data
+    ns3::Time lrcvtime;          // when data was last received
+    bool scheduled = false;      // an ACK is owed (ICSK_ACK_SCHED)
+    bool pushed = false;         // a small (pushed) segment arrived (ICSK_ACK_PUSHED)
+    bool pushed2 = false;        // ... two of them (ICSK_ACK_PUSHED2)
+    ns3::Time timeout;           // when the pending delayed-ACK timer fires (icsk_ack.timeout)
+    std::uint32_t rcv_mss =
+        536;  // estimate of the peer's MSS (tcp_initialize_rcv_mss: TCP_MIN_RCVMSS)
     std::uint32_t last_seg_size = 0;
     ns3::SequenceNumber32 rcv_wup;  // rcv_nxt when we last sent a segment (tp->rcv_wup)
   };
@@ -94,11 +96,11 @@ class LinuxTcpSocket : public ns3::TcpSocketBase {
   void enter_quickack_mode();                  // tcp_enter_quickack_mode
   bool in_quickack_mode() const { return ack_.quick > 0 && !in_pingpong_mode(); }
   bool in_pingpong_mode() const { return ack_.pingpong >= kPingpongThresh; }
-  void ack_send_check();                       // __tcp_ack_snd_check for in-order data
-  void send_delayed_ack();                     // tcp_send_delayed_ack
+  void ack_send_check();    // __tcp_ack_snd_check for in-order data
+  void send_delayed_ack();  // tcp_send_delayed_ack
   void send_ack();
-  void on_ack_sent();                          // tcp_event_ack_sent + tcp_select_window's rcv_wup
-  void on_data_sent();                         // tcp_event_data_sent's pingpong count
+  void on_ack_sent();   // tcp_event_ack_sent + tcp_select_window's rcv_wup
+  void on_data_sent();  // tcp_event_data_sent's pingpong count
 
   static constexpr std::uint32_t kMaxQuickAcks = 16;   // TCP_MAX_QUICKACKS
   static constexpr std::uint32_t kPingpongThresh = 1;  // net.ipv4.tcp_pingpong_thresh default
@@ -112,10 +114,10 @@ class LinuxTcpSocket : public ns3::TcpSocketBase {
   // New segments sent shorter than the MSS: end sequence -> bytes short of a full segment.
   std::map<ns3::SequenceNumber32, std::uint32_t> short_segments_;
   ns3::SequenceNumber32 advertised_right_edge_;  // last ACK number + window we advertised
-  ns3::Time last_ack_received_;              // when an ACK last arrived
+  ns3::Time last_ack_received_;                  // when an ACK last arrived
   std::map<ns3::SequenceNumber32, ns3::Time> retransmitted_at_;  // unacknowledged retransmissions
-  ns3::EventId reorder_timer_;               // RACK's reordering timer (tcp_rack_reo_timeout)
-  ns3::Time reorder_deadline_;               // ... and when it fires
+  ns3::EventId reorder_timer_;  // RACK's reordering timer (tcp_rack_reo_timeout)
+  ns3::Time reorder_deadline_;  // ... and when it fires
   AckState ack_;
   // Unread in-order data taken out of m_rxBuffer, whose capacity is lowered by as many bytes.
   std::deque<ns3::Ptr<ns3::Packet>> unread_;
@@ -125,7 +127,8 @@ class LinuxTcpSocket : public ns3::TcpSocketBase {
 // A socket on `node` configured with `tcp` for a path of `mtu_bytes`, like TcpL4Protocol's
 // CreateSocket but of this class. `stream` fixes the random stream of congestion controls that
 // draw random numbers (BBR's gain cycle phase), for determinism.
-ns3::Ptr<LinuxTcpSocket> create_tcp_socket(ns3::Ptr<ns3::Node> node, const scenario::ResolvedTcp& tcp, std::uint32_t mtu_bytes,
-                                           std::int64_t stream);
+ns3::Ptr<LinuxTcpSocket> create_tcp_socket(ns3::Ptr<ns3::Node> node,
+                                           const scenario::ResolvedTcp& tcp,
+                                           std::uint32_t mtu_bytes, std::int64_t stream);
 
 }  // namespace tb::sim

@@ -14,13 +14,16 @@
 namespace tb::sim {
 
 // The mangled names ns-3 calls them by, through the PLT.
-inline constexpr const char* kNextSegSymbol = "_ZNK3ns311TcpTxBuffer7NextSegEPNS_14SequenceNumberIjiEES3_b";
+inline constexpr const char* kNextSegSymbol =
+    "_ZNK3ns311TcpTxBuffer7NextSegEPNS_14SequenceNumberIjiEES3_b";
 inline constexpr const char* kUpdateSymbol =
-    "_ZN3ns311TcpTxBuffer6UpdateERKNSt7__cxx114listISt4pairINS_14SequenceNumberIjiEES5_ESaIS6_EEERKNS_"
+    "_ZN3ns311TcpTxBuffer6UpdateERKNSt7__cxx114listISt4pairINS_14SequenceNumberIjiEES5_ESaIS6_"
+    "EEERKNS_"
     "8CallbackIvJPNS_9TcpTxItemEEEE";
 inline constexpr const char* kCreateOptionSymbol = "_ZN3ns39TcpOption12CreateOptionEh";
 
-using NextSegFunction = bool (*)(const ns3::TcpTxBuffer*, ns3::SequenceNumber32*, ns3::SequenceNumber32*, bool);
+using NextSegFunction = bool (*)(const ns3::TcpTxBuffer*, ns3::SequenceNumber32*,
+                                 ns3::SequenceNumber32*, bool);
 using UpdateFunction = std::uint32_t (*)(ns3::TcpTxBuffer*, const ns3::TcpOptionSack::SackList&,
                                          const ns3::Callback<void, ns3::TcpTxItem*>&);
 using CreateOptionFunction = ns3::Ptr<ns3::TcpOption> (*)(uint8_t);

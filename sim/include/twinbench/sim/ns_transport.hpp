@@ -62,7 +62,8 @@ class NsTransport : public tb::Transport {
 // Creates NsTransports on the client node, each with its own socket.
 class NsTransportFactory : public tb::TransportFactory {
  public:
-  NsTransportFactory(ns3::Ptr<ns3::Node> node, scenario::ResolvedTcp tcp, std::uint32_t mtu_bytes, std::int64_t first_stream);
+  NsTransportFactory(ns3::Ptr<ns3::Node> node, scenario::ResolvedTcp tcp, std::uint32_t mtu_bytes,
+                     std::int64_t first_stream);
   std::unique_ptr<Transport> create() override;
   void set_activity_callback(ActivityCallback callback);
 

@@ -70,8 +70,9 @@ void require_simulatable(const twinbench::Scenario& scenario, const std::string&
 // `capture_dir`, if set, receives each unit's packet captures (unit-<i>-client.pcap and
 // unit-<i>-server.pcap; SimNetwork::capture). `whole_run`: no worlds, the interleaved run in one
 // simulation per Session scope (slower; to check the split on a scenario).
-twinbench::ResultSet run_simulated(const twinbench::Scenario& scenario, const runner::RunOptions& options,
-                                   unsigned jobs, const std::string& capture_dir = {}, bool whole_run = false);
+twinbench::ResultSet run_simulated(const twinbench::Scenario& scenario,
+                                   const runner::RunOptions& options, unsigned jobs,
+                                   const std::string& capture_dir = {}, bool whole_run = false);
 
 struct SimulationRequest {
   twinbench::Scenario scenario;
@@ -82,9 +83,9 @@ struct SimulationRequest {
 
 // Several scenarios at once: their units share one pool of `jobs` processes, the costliest (most
 // bytes to move) started first, so one long unit overlaps the others' short ones. Each result is
-// what run_simulated(request.scenario, request.options, jobs, request.capture_dir, request.whole_run)
-// gives.
-std::vector<twinbench::ResultSet> run_simulated_together(const std::vector<SimulationRequest>& requests,
-                                                         unsigned jobs);
+// what run_simulated(request.scenario, request.options, jobs, request.capture_dir,
+// request.whole_run) gives.
+std::vector<twinbench::ResultSet> run_simulated_together(
+    const std::vector<SimulationRequest>& requests, unsigned jobs);
 
 }  // namespace tb::sim

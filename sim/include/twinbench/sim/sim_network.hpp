@@ -33,8 +33,8 @@ class SimNetwork {
  public:
   // `seed` selects the run of every random stream of the path (loss, jitter, BBR): the same
   // config and seed give the same event sequence. Throws std::invalid_argument on a bad config.
-  SimNetwork(const twinbench::Network& config, std::uint64_t seed, tb::server::ServerConfig server = {},
-             SimTls tls = {});
+  SimNetwork(const twinbench::Network& config, std::uint64_t seed,
+             tb::server::ServerConfig server = {}, SimTls tls = {});
   ~SimNetwork();
   SimNetwork(const SimNetwork&) = delete;
   SimNetwork& operator=(const SimNetwork&) = delete;

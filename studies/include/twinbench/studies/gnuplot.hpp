@@ -13,8 +13,9 @@ std::string gnuplot_quoted(const std::string& text);
 
 // Writes `data` to a file and renders DIR/STEM.png and DIR/STEM.svg with the script that
 // `script(terminal, output, data_file)` returns (the last two already quoted).
-void render_plot(const std::filesystem::path& dir, const std::string& stem, const std::string& data,
-                 const std::function<std::string(const std::string& terminal, const std::string& output,
-                                                 const std::string& data_file)>& script);
+void render_plot(
+    const std::filesystem::path& dir, const std::string& stem, const std::string& data,
+    const std::function<std::string(const std::string& terminal, const std::string& output,
+                                    const std::string& data_file)>& script);
 
 }  // namespace tb::studies

@@ -13,9 +13,9 @@
 
 namespace tb::studies {
 
-using scenario::MeasuredCell;  // the measured cells and profiles are scenario/'s; used here by name
 using scenario::apply_profile;
 using scenario::load_measured_csv;
+using scenario::MeasuredCell;  // the measured cells and profiles are scenario/'s; used here by name
 
 // A network profile (scenario/profile.hpp) by name: a built-in profile (lightsail-2026) or a file.
 twinbench::Scenario load_profile(const std::string& name_or_path);
@@ -61,10 +61,11 @@ struct CompareOptions {
   std::uint32_t runs = 0;
   std::optional<std::uint32_t> warmups;
 };
-Comparison simulate_and_compare(const std::vector<MeasuredCell>& measured, const twinbench::Scenario& profile,
-                                const CompareOptions& options);
-inline Comparison simulate_and_compare(const std::vector<MeasuredCell>& measured, const twinbench::Scenario& profile,
-                                       unsigned jobs, bool progress) {
+Comparison simulate_and_compare(const std::vector<MeasuredCell>& measured,
+                                const twinbench::Scenario& profile, const CompareOptions& options);
+inline Comparison simulate_and_compare(const std::vector<MeasuredCell>& measured,
+                                       const twinbench::Scenario& profile, unsigned jobs,
+                                       bool progress) {
   return simulate_and_compare(measured, profile, CompareOptions{jobs, progress, 0, std::nullopt});
 }
 

@@ -22,7 +22,7 @@ class SweepError : public InputError {
 };
 
 struct AxisValue {
-  std::string text;   // canonical, in the axis's base unit ("20" for 20 ms, "bbr"): keys and columns
+  std::string text;  // canonical, in the axis's base unit ("20" for 20 ms, "bbr"): keys and columns
   double number = 0;  // numeric axes: the value in the base unit
 };
 
