@@ -16,8 +16,8 @@ std::string duration_text(double seconds) {
   return fmt::format("{}h{:02}m", s / 3600, s % 3600 / 60);
 }
 
-ProgressLine::ProgressLine(std::string unit, bool enabled)
-    : unit_(std::move(unit)), enabled_(enabled), tty_(enabled && isatty(STDERR_FILENO) == 1) {}
+ProgressLine::ProgressLine(std::string steps, bool enabled)
+    : steps_(std::move(steps)), enabled_(enabled), tty_(enabled && isatty(STDERR_FILENO) == 1) {}
 
 void ProgressLine::update(std::size_t done, std::size_t total, std::string_view detail) {
   if (!enabled_) return;
@@ -37,7 +37,7 @@ void ProgressLine::update(std::size_t done, std::size_t total, std::string_view 
                                                                static_cast<double>(total - done));
   std::cerr << fmt::format("{}[{}{}] {}/{} {}, {} elapsed, {}{}{}{}", tty_ ? "\r\033[K" : "",
                            std::string(filled, '#'), std::string(width - filled, '.'), done, total,
-                           unit_, duration_text(elapsed), eta, detail.empty() ? "" : ": ", detail,
+                           steps_, duration_text(elapsed), eta, detail.empty() ? "" : ": ", detail,
                            tty_ && !finished ? "" : "\n");
 }
 

@@ -167,7 +167,7 @@ class ScenarioRun {
     start_step();
   }
 
-  // A step simulated in another world: the script goes on where that step's awaiting script would
+  // A step simulated in another part: the script goes on where that step's awaiting script would
   // have resumed, in its model's completion phase: with its span, in the frame it ended there (so
   // the steps run here see the idle gaps of the whole run); without, in the next frame.
   void pass_step_run_elsewhere(const Step& step, const std::string& variant) {

@@ -92,10 +92,10 @@ TEST(SimCapture, RecordsBothHostsPacketsAndIsTheSameRunToRun) {
   for (const auto& f : fs::directory_iterator(dir / "a"))
     names.push_back(f.path().filename().string());
   std::sort(names.begin(), names.end());
-  EXPECT_EQ(names, (std::vector<std::string>{"unit-0-client.pcap", "unit-0-server.pcap"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"part-0-client.pcap", "part-0-server.pcap"}));
 
   for (const char* host : {"client", "server"}) {
-    const std::string name = std::string("unit-0-") + host + ".pcap";
+    const std::string name = std::string("part-0-") + host + ".pcap";
     const auto a = read_file(dir / "a" / name);
     EXPECT_EQ(a, read_file(dir / "b" / name)) << name;
     const auto packets = parse_pcap(a);

@@ -81,7 +81,7 @@ TEST_F(SimRun, SameSeedGivesByteIdenticalFilesAcrossRunsAndJobs) {
 }
 
 // However loaded the machine: with processes spinning on every core, and more worker processes
-// than cores, the units finish and stream their samples in other orders and at other times; the
+// than cores, the parts finish and stream their samples in other orders and at other times; the
 // files are the same. (Each spinner ends when killed, or after 120 s by its own alarm.)
 TEST_F(SimRun, ALoadedMachineGivesTheSameFiles) {
   const auto quiet = run("quiet", {"--seed", "7", "--jobs", "2"});

@@ -1,5 +1,5 @@
-// A simulation split into worlds (app/sim_backend.cpp): every variant without a Session in a
-// world of its own, the Session variants together in one that waits out the others' steps. The
+// A simulation split into parts (sim/src/sim_backend.cpp): every variant without a Session in a
+// part of its own, the Session variants together in one that waits out the others' steps. The
 // split must give what the whole interleaved run gives in one simulation.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 
 // The published interleave order, both clients, cooperative and threaded, with and without a
 // Session, plus a second cooperative HTTPRequest right after the first: it starts in the frame
-// phase where the first one's script resumes (the end of a frame), which its own world must
+// phase where the first one's script resumes (the end of a frame), which its own part must
 // reproduce; with an instant name lookup, a request started earlier in a frame is a status ahead
 // by that frame's node process. The server restarts slow start after idle, so a kept connection's
 // download depends on how long it sat idle while the other variants ran.
@@ -56,7 +56,7 @@ const char* kSessionVariants = R"(
     variants { name: "c3s_thr"  client: C3HTTP threaded: true session: true }
 )";
 
-twinbench::ResultSet in_one_world(const twinbench::Scenario& s) {
+twinbench::ResultSet in_one_simulation(const twinbench::Scenario& s) {
   sim::SimBackend sim(s, 1);
   runner::RunOptions options;
   options.base_url = sim.base_url();
@@ -74,11 +74,11 @@ std::vector<std::string> samples_of(const twinbench::ResultSet& r,
   return out;
 }
 
-TEST(SimSplit, WorldsGiveWhatTheWholeInterleavedRunGives) {
+TEST(SimSplit, PartsGiveWhatTheWholeInterleavedRunGives) {
   const std::set<std::string> all = {"c3_coop",  "c3_thr",         "c3s_coop", "c3s_thr",
                                      "nat_coop", "nat_coop_again", "nat_thr"};
   const auto s = interleaved(kAllVariants);
-  const auto whole = in_one_world(s);
+  const auto whole = in_one_simulation(s);
   ASSERT_EQ(whole.samples_size(), 2 * 4 * 7);
   const fs::path dir =
       fs::temp_directory_path() / ("twinbench-split-" + std::to_string(::getpid()));
@@ -86,24 +86,24 @@ TEST(SimSplit, WorldsGiveWhatTheWholeInterleavedRunGives) {
     fs::remove_all(dir);
     const auto split = sim::run_simulated(s, runner::RunOptions{}, jobs, dir.string());
     EXPECT_EQ(samples_of(split, all), samples_of(whole, all)) << jobs << " jobs";
-    // It was split: five fresh-connection worlds and one of the two Session variants.
-    std::size_t worlds = 0;
+    // It was split: five fresh-connection parts and one of the two Session variants.
+    std::size_t parts = 0;
     for (const auto& file : fs::directory_iterator(dir))
-      worlds += file.path().filename().string().ends_with("-client.pcap");
-    EXPECT_EQ(worlds, 6u);
+      parts += file.path().filename().string().ends_with("-client.pcap");
+    EXPECT_EQ(parts, 6u);
   }
   // --whole-run: one simulation, the same samples.
   fs::remove_all(dir);
   const auto one = sim::run_simulated(s, runner::RunOptions{}, 2, dir.string(), /*whole_run=*/true);
   EXPECT_EQ(samples_of(one, all), samples_of(whole, all));
-  EXPECT_TRUE(fs::exists(dir / "unit-0-client.pcap"));
-  EXPECT_FALSE(fs::exists(dir / "unit-1-client.pcap"));
+  EXPECT_TRUE(fs::exists(dir / "part-0-client.pcap"));
+  EXPECT_FALSE(fs::exists(dir / "part-1-client.pcap"));
   fs::remove_all(dir);
   for (const auto& sample : whole.samples())
     EXPECT_EQ(sample.result(), "success") << sample.variant();
 }
 
-TEST(SimSplit, ProgressSeesEverySampleOnceWhicheverWorldRanIt) {
+TEST(SimSplit, ProgressSeesEverySampleOnceWhicheverPartRanIt) {
   const auto s = interleaved(kAllVariants);
   for (const unsigned jobs : {1u, 2u}) {
     std::multiset<std::string> seen;
@@ -124,12 +124,12 @@ TEST(SimSplit, ProgressSeesEverySampleOnceWhicheverWorldRanIt) {
   }
 }
 
-// What makes WorldsGiveWhatTheWholeInterleavedRunGives worth its name: the Session variants'
-// samples depend on the other variants' steps between theirs, which their world must wait out.
+// What makes PartsGiveWhatTheWholeInterleavedRunGives worth its name: the Session variants'
+// samples depend on the other variants' steps between theirs, which their part must wait out.
 TEST(SimSplit, SessionVariantsAloneSeeNoIdleGapsAndDiffer) {
   const std::set<std::string> kept = {"c3s_coop", "c3s_thr"};
-  EXPECT_NE(samples_of(in_one_world(interleaved(kSessionVariants)), kept),
-            samples_of(in_one_world(interleaved(kAllVariants)), kept));
+  EXPECT_NE(samples_of(in_one_simulation(interleaved(kSessionVariants)), kept),
+            samples_of(in_one_simulation(interleaved(kAllVariants)), kept));
 }
 
 }  // namespace

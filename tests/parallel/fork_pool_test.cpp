@@ -1,4 +1,4 @@
-// The pool of forked children that runs simulation units (app/fork_pool.cpp).
+// The pool of forked children that runs simulation tasks (parallel/src/fork_pool.cpp).
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <poll.h>

@@ -12,13 +12,13 @@ namespace tb::runner {
 
 class ProgressLine {
  public:
-  // `unit` names the steps ("samples", "points"); `enabled` false makes every update a no-op.
-  explicit ProgressLine(std::string unit, bool enabled = true);
+  // `steps` names the steps ("samples", "points"); `enabled` false makes every update a no-op.
+  explicit ProgressLine(std::string steps, bool enabled = true);
   // `detail` follows the counts (for example the step just finished).
   void update(std::size_t done, std::size_t total, std::string_view detail = {});
 
  private:
-  std::string unit_;
+  std::string steps_;
   bool enabled_;
   bool tty_;
   int last_tenth_ = -1;

@@ -50,13 +50,13 @@ struct StepSpan {
   bool timed_out = false;
 };
 
-// A run of only some of the scenario's variants (one "world" of a split simulation): the steps
+// A run of only some of the scenario's variants (one part of a split simulation): the steps
 // of `variants` are simulated elsewhere and not here. The script goes on in the frame phase where
 // such a step's script would have resumed (its model's completion_phase): with `span_of_step`, in
 // the frame it ended in there, so the variants run here see the same idle gaps as in the whole
 // interleaved run; without, in the next frame (for variants whose outcome does not depend on
 // when they start). `span_of_step` is asked for each step in protocol order, when the script
-// reaches it; it may wait until the world running that step has recorded it.
+// reaches it; it may wait until the part running that step has recorded it.
 struct StepsElsewhere {
   std::set<std::string> variants;
   std::function<StepSpan(const StepKey&)> span_of_step;

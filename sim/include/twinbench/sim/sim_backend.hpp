@@ -61,15 +61,15 @@ class SimBackend {
 // needs a network section, and uncapped frames need a frame time, or simulated time stands still.
 void require_simulatable(const twinbench::Scenario& scenario, const std::string& origin);
 
-// Runs a scenario in simulation. A scenario splits into simulations ("units", one world each):
-// one per frame cap when Sessions are per cap; within that, one per variant without a Session
-// (fresh connections) and one for the Session variants, which waits out the others' steps frame
-// for frame once they have run (sim_backend.cpp). The samples come back in protocol order. Each
-// unit has its own seed derived from `seed`, so the results do not depend on `jobs`, the number
-// of unit processes run at once.
-// `capture_dir`, if set, receives each unit's packet captures (unit-<i>-client.pcap and
-// unit-<i>-server.pcap; SimNetwork::capture). `whole_run`: no worlds, the interleaved run in one
-// simulation per Session scope (slower; to check the split on a scenario).
+// Runs a scenario in simulation. A scenario splits into parts, each simulated on its own: one per
+// frame cap when Sessions are per cap; within that, one per variant without a Session (fresh
+// connections) and one for the Session variants, which waits out the others' steps frame for
+// frame as they are recorded (sim_backend.cpp). The samples come back in protocol order. Each
+// part has its own seed derived from `seed`, so the results do not depend on `jobs`, the number
+// of simulation processes run at once.
+// `capture_dir`, if set, receives each part's packet captures (part-<i>-client.pcap and
+// part-<i>-server.pcap; SimNetwork::capture). `whole_run`: no split per variant, the interleaved
+// run in one simulation per Session scope (slower; to check the split on a scenario).
 twinbench::ResultSet run_simulated(const twinbench::Scenario& scenario,
                                    const runner::RunOptions& options, unsigned jobs,
                                    const std::string& capture_dir = {}, bool whole_run = false);
@@ -81,8 +81,8 @@ struct SimulationRequest {
   bool whole_run = false;   // as run_simulated's
 };
 
-// Several scenarios at once: their units share one pool of `jobs` processes, the costliest (most
-// bytes to move) started first, so one long unit overlaps the others' short ones. Each result is
+// Several scenarios at once: their parts share one pool of `jobs` processes, the costliest (most
+// bytes to move) started first, so one long simulation overlaps the others' short ones. Each result is
 // what run_simulated(request.scenario, request.options, jobs, request.capture_dir,
 // request.whole_run) gives.
 std::vector<twinbench::ResultSet> run_simulated_together(

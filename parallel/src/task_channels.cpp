@@ -1,4 +1,4 @@
-#include "twinbench/parallel/unit_channels.hpp"
+#include "twinbench/parallel/task_channels.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -13,13 +13,13 @@ namespace tb::parallel {
 
 namespace {
 
-// A frame: the unit's index and the length (4 bytes each, host order: both ends are this
+// A frame: the task's index and the length (4 bytes each, host order: both ends are this
 // process or its fork), then the serialized Sample.
-std::string channel_frame(std::uint32_t unit, const twinbench::Sample& sample) {
+std::string channel_frame(std::uint32_t task, const twinbench::Sample& sample) {
   const std::string bytes = sample.SerializeAsString();
   const auto length = static_cast<std::uint32_t>(bytes.size());
   std::string frame(8, '\0');
-  std::memcpy(frame.data(), &unit, 4);
+  std::memcpy(frame.data(), &task, 4);
   std::memcpy(frame.data() + 4, &length, 4);
   return frame + bytes;
 }
@@ -30,12 +30,12 @@ template <typename Take>
 void take_whole_frames(std::string& buffer, Take&& take) {
   std::size_t at = 0;
   for (std::uint32_t length = 0; buffer.size() - at >= 8; at += 8 + std::size_t{length}) {
-    std::uint32_t unit = 0;
-    std::memcpy(&unit, buffer.data() + at, 4);
+    std::uint32_t task = 0;
+    std::memcpy(&task, buffer.data() + at, 4);
     std::memcpy(&length, buffer.data() + at + 4, 4);
     if (buffer.size() - at - 8 < length) break;
     twinbench::Sample sample;
-    take(unit, sample.ParseFromArray(buffer.data() + at + 8, static_cast<int>(length)), sample);
+    take(task, sample.ParseFromArray(buffer.data() + at + 8, static_cast<int>(length)), sample);
   }
   buffer.erase(0, at);
 }
@@ -64,11 +64,11 @@ SampleChannel::~SampleChannel() {
   ::close(fds_[1]);
 }
 
-void SampleChannel::send(std::uint32_t unit, twinbench::Sample sample) const {
+void SampleChannel::send(std::uint32_t task, twinbench::Sample sample) const {
   if (sample.error().size() > 512)
     sample.set_error(sample.error().substr(0, 512));  // the head says enough
-  std::string frame = channel_frame(unit, sample);
-  if (frame.size() > PIPE_BUF) frame = channel_frame(unit, step_record(sample));
+  std::string frame = channel_frame(task, sample);
+  if (frame.size() > PIPE_BUF) frame = channel_frame(task, step_record(sample));
   if (frame.size() > PIPE_BUF)
     throw std::length_error("a sample's variant name is too long to report");
   while (::write(fds_[1], frame.data(), frame.size()) < 0 && errno == EINTR) {
@@ -86,8 +86,8 @@ void SampleChannel::receive(int timeout_ms, const Receiver& receive) {
     pending_.append(buffer, static_cast<std::size_t>(n));
   }
   take_whole_frames(pending_,
-                    [&](std::uint32_t unit, bool parsed, const twinbench::Sample& sample) {
-                      if (parsed) receive(unit, sample);
+                    [&](std::uint32_t task, bool parsed, const twinbench::Sample& sample) {
+                      if (parsed) receive(task, sample);
                     });
 }
 

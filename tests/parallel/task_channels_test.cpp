@@ -1,4 +1,4 @@
-// The pipes between the processes of one simulated run (app/unit_channels.cpp).
+// The pipes between the processes of one simulated run (app/task_channels.cpp).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "twinbench/parallel/fork_pool.hpp"
-#include "twinbench/parallel/unit_channels.hpp"
+#include "twinbench/parallel/task_channels.hpp"
 
 namespace tb {
 namespace {
@@ -49,7 +49,7 @@ TEST(SpanFeed, GivesEachStepItsSpanWhateverOrderItIsAskedIn) {
 TEST(SpanFeed, AFeedThatEndsWithoutTheStepIsAnErrorNotAHang) {
   parallel::SpanFeed feed;
   feed.add(sample(0, 20));
-  feed.finish();  // a unit failed: nothing more comes
+  feed.finish();  // a task failed: nothing more comes
   EXPECT_EQ(feed.span_of_step(step(0)).frames, 20u);
   try {
     feed.span_of_step(step(1));
@@ -83,7 +83,7 @@ TEST(SpanFeed, MoreThanThePipeHoldsWaitsInTheWriterAndArrivesWhole) {
   EXPECT_EQ(right, kSteps);
 }
 
-// As run_all wires them: a child waits for a span that a failed child never sent. The parent
+// As SimulationPool wires them: a child waits for a span that a failed child never sent. The parent
 // ends the feed when it learns of the failure; the waiting child sees the end (no other child
 // holds the feed's write end) and fails too, instead of waiting for ever.
 TEST(SpanFeed, AChildWaitingOnAFailedOneSeesTheFeedEnd) {
@@ -93,7 +93,7 @@ TEST(SpanFeed, AChildWaitingOnAFailedOneSeesTheFeedEnd) {
       2, 2,
       [&](std::size_t i) {
         feed.keep_in_child(/*reader=*/i == 1);
-        if (i == 0) return 3;  // the unit the other waits for fails before recording anything
+        if (i == 0) return 3;  // the task the other waits for fails before recording anything
         ::alarm(10);           // a feed that never ends kills this child (a failure), not hangs
         try {
           feed.span_of_step(step(0));
@@ -122,8 +122,8 @@ TEST(SampleChannel, ASampleTooLongForOneFrameArrivesAsItsStep) {
   channel.send(7, sample(2, 20, std::string(5000, 'e')));
   channel.send(7, long_one);
   std::vector<twinbench::Sample> got;
-  channel.receive(1000, [&](std::size_t unit, const twinbench::Sample& s) {
-    EXPECT_EQ(unit, 7u);
+  channel.receive(1000, [&](std::size_t task, const twinbench::Sample& s) {
+    EXPECT_EQ(task, 7u);
     got.push_back(s);
   });
   ASSERT_EQ(got.size(), 2u);
