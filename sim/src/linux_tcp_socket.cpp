@@ -152,7 +152,7 @@ uint32_t LinuxTcpSocket::SendDataPacket(SequenceNumber32 seq, uint32_t max_size,
   if (!new_data) retransmitted_at_[seq] = ns3::Simulator::Now();
   if (new_data && size < m_tcb->m_segmentSize) {
     small_segment_end_ = seq + size;
-    set_small_segment_outstanding(true);
+    small_segment_outstanding_ = true;
     short_segments_[seq + size] = m_tcb->m_segmentSize - size;
   }
   if (with_ack) on_ack_sent();
@@ -172,7 +172,7 @@ void LinuxTcpSocket::SendEmptyPacket(uint8_t flags) {
 void LinuxTcpSocket::ReceivedAck(Ptr<ns3::Packet> packet, const ns3::TcpHeader& header) {
   // Before the base class acts on the ACK, which ends by sending pending data.
   if (small_segment_outstanding_ && header.GetAckNumber() >= small_segment_end_)
-    set_small_segment_outstanding(false);
+    small_segment_outstanding_ = false;
   forget_sacked_retransmissions(header);
   count_short_segments_as_packets(header.GetAckNumber());
   TcpSocketBase::ReceivedAck(packet, header);
@@ -239,13 +239,25 @@ void LinuxTcpSocket::forget_sacked_retransmissions(const ns3::TcpHeader& header)
   }
 }
 
-// ns-3's NextSeg offers new data while the bytes sent are at most the peer's window, so with the
-// window exactly full (possible in SACK recovery, where in-flight excludes SACKed and lost bytes)
-// it returns a zero-length segment, on which SendDataPacket dereferences a null item. Linux sends
-// new data only if it fits in the window (tcp_snd_wnd_test); reporting a full window as one byte
-// short makes NextSeg decline as Linux does. (This callback serves only that NextSeg rule.)
+// The new data NextSeg may offer (its rule 2, the only one that asks this callback; a value below
+// the bytes already sent declines), decided as Linux's tcp_write_xmit decides for each new segment:
+//
+// - The peer's window (tcp_snd_wnd_test). ns-3's NextSeg offers new data while the bytes sent are
+//   at most the peer's window, so with the window exactly full (possible in SACK recovery, where
+//   in-flight excludes SACKed and lost bytes) it returns a zero-length segment, on which
+//   SendDataPacket dereferences a null item. Reporting a full window as one byte short makes
+//   NextSeg decline as Linux does.
+// - Nagle with Minshall's rule (tcp_nagle_test, tcp_nagle_check, tcp_minshall_check): the last,
+//   partial segment waits while data is unacknowledged and an earlier partial segment is (snd_sml
+//   after snd_una). ns-3 makes its Nagle check in SendPendingData on whatever segment NextSeg
+//   returned, retransmissions included, so a lost partial segment (a response's end) was never
+//   resent: recovery and the RTO both held it, and since only a segment sent re-arms ns-3's RTO,
+//   the connection stalled for good. Linux applies Nagle to new data only (tcp_retransmit_skb has
+//   no such test), so ns-3's check is off (m_noDelay, create_tcp_socket) and Nagle is applied here.
 uint32_t LinuxTcpSocket::window_for_new_data() const {
   const uint32_t sent = UnAckDataCount();  // ns-3's sent-list size: SND.NXT - SND.UNA
+  const bool partial = m_txBuffer->SizeFromSequence(m_tcb->m_highTxMark) < m_tcb->m_segmentSize;
+  if (nagle_ && small_segment_outstanding_ && sent > 0 && partial) return 0;  // below `sent`: held
   const uint32_t window = m_rWnd.Get();
   return window > 0 && window == sent ? window - 1 : window;
 }
@@ -261,13 +273,6 @@ void LinuxTcpSocket::count_short_segments_as_packets(ns3::SequenceNumber32 ack) 
   for (; end != short_segments_.end() && end->first <= ack; ++end)
     m_bytesAckedNotProcessed += end->second;
   short_segments_.erase(short_segments_.begin(), end);
-}
-
-void LinuxTcpSocket::set_small_segment_outstanding(bool outstanding) {
-  small_segment_outstanding_ = outstanding;
-  // ns-3 holds every partial segment while data is unacknowledged unless m_noDelay; switching it
-  // with the Minshall condition yields Linux's rule.
-  m_noDelay = !(nagle_ && outstanding);
 }
 
 // Linux tcp_slow_start_after_idle_check + tcp_cwnd_restart (net/ipv4/tcp_output.c), on a write
@@ -596,7 +601,7 @@ Ptr<LinuxTcpSocket> create_tcp_socket(Ptr<ns3::Node> node, const scenario::Resol
   socket->SetAttribute("Timestamp", ns3::BooleanValue(tcp.timestamps));
   socket->SetPacingStatus(tcp.pacing);
   socket->nagle_ = !tcp.nodelay;
-  socket->set_small_segment_outstanding(false);
+  socket->m_noDelay = true;  // ns-3's Nagle would hold retransmissions too; see window_for_new_data
   socket->slow_start_after_idle_ = tcp.slow_start_after_idle;
   return socket;
 }

@@ -2,7 +2,7 @@
 // An ns-3 TCP socket with the Linux behaviour ns-3.37 lacks (docs/tcp-model.md):
 // - slow-start-after-idle (tcp_slow_start_after_idle_check / tcp_cwnd_restart), not under BBR;
 // - Nagle with Minshall's variant (tcp_nagle_check): a partial segment waits only while an
-//   earlier partial segment is unacknowledged;
+//   earlier partial segment is unacknowledged, and only new data waits (never a retransmission);
 // - every Send() pushes at once, as each send() syscall does (ns-3 defers to the next time step,
 //   which merges writes made in one event). So Send() must not be called from inside this
 //   socket's callbacks (the send callback runs inside the transmit loop): defer with ScheduleNow;
@@ -65,11 +65,10 @@ class LinuxTcpSocket : public ns3::TcpSocketBase {
                                                     std::int64_t);
   void restart_window_if_idle();
   void cleanup_after_read(std::uint32_t copied);
-  void set_small_segment_outstanding(bool outstanding);
   void count_short_segments_as_packets(ns3::SequenceNumber32 ack);
   void detect_lost_retransmissions();
   void forget_sacked_retransmissions(const ns3::TcpHeader& header);
-  uint32_t window_for_new_data() const;
+  uint32_t window_for_new_data() const;  // NextSeg's rule 2: peer's window and Nagle
   void take_in_order_data();
   bool take_next_segment(ns3::Ptr<ns3::Packet> packet, ns3::SequenceNumber32 seq);
   std::uint32_t receive_buffer_capacity() const;  // the RcvBufSize, whatever has been taken out
