@@ -112,7 +112,7 @@ TEST(EmulatedRun, NagleAgainstDelayedAckStallsAKeptAliveResponseUnlessTheServerS
 
 TEST(EmulatedRun, TheKernelCountsTheResponseHeadAsAPacketInSlowStart) {
   TB_REQUIRE_EMULATED_PATH();
-  // As tests/integration/sim_slow_start_test.cpp asserts of the simulation.
+  // As tests/sim/slow_start_test.cpp asserts of the simulation.
   auto s = scenario::parse_scenario(R"(
       name: "slow_start"
       variants { name: "c3_coop" client: C3HTTP }

@@ -8,7 +8,7 @@
 #include <tuple>
 
 #include "clientcore/model_fixture.hpp"
-#include "integration/variants.hpp"
+#include "support/variants.hpp"
 #include "twinbench/live/live_backend.hpp"
 #include "twinbench/sim/sim_backend.hpp"
 #include "twinbench/live/server.hpp"

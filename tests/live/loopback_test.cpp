@@ -3,7 +3,7 @@
 
 #include <map>
 
-#include "integration/variants.hpp"
+#include "support/variants.hpp"
 #include "twinbench/live/live_backend.hpp"
 #include "twinbench/live/server.hpp"
 #include "twinbench/scenario/load.hpp"
