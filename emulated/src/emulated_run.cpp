@@ -84,20 +84,38 @@ std::optional<std::string> run_emulated_preflight(const twinbench::Scenario& sce
   return std::nullopt;
 }
 
-twinbench::ResultSet run_emulated(const twinbench::Scenario& scenario, runner::RunOptions options,
-                                  bool server_nodelay, const std::string& capture_dir) {
-  emulated::PathConfig config;
-  config.link = scenario::resolve(scenario.network().link());
-  config.client_tcp = scenario::resolve(scenario.network().client_tcp());
-  config.server_tcp = scenario::resolve(scenario.network().server_tcp());
-  config.server_tcp.nodelay = config.server_tcp.nodelay || server_nodelay;
-  config.seed = options.seed;
-  if (!capture_dir.empty()) {
-    std::filesystem::create_directories(capture_dir);
-    config.capture_prefix = capture_dir + "/emulated";
-  }
-  if (const auto missing = run_emulated_preflight(scenario)) throw PathUnavailable(*missing);
+namespace {
 
+// What the path applied and how well it kept the link's timing, into the run's results.
+void record_path(const twinbench::Scenario& scenario, const emulated::PathConfig& config,
+                 const emulated::PathReport& report, twinbench::RunInfo& run) {
+  PathInfo& info = *run.mutable_emulated();
+  run.set_backend("emulated");
+  for (const auto& set : report.client_settings) add_setting(info, "client", set);
+  for (const auto& set : client_gaps(scenario, config.client_tcp)) add_setting(info, "client", set);
+  for (const auto& set : report.server_settings) add_setting(info, "server", set);
+  for (const auto& set : server_settings(scenario, config.server_tcp))
+    add_setting(info, "server", set);
+  info.set_lateness_p50_us(report.lateness.p50_us);
+  info.set_lateness_p99_us(report.lateness.p99_us);
+  info.set_lateness_max_us(report.lateness.max_us);
+  info.set_packets(report.uplink.packets + report.downlink.packets);
+  info.set_queue_drops(report.uplink.queue_drops + report.downlink.queue_drops);
+  info.set_policer_drops(report.uplink.policer_drops + report.downlink.policer_drops);
+  info.set_losses(report.uplink.losses + report.downlink.losses);
+  const double limit = lateness_limit_us(scenario, config.link);
+  info.set_lateness_limit_us(limit);
+  info.set_valid(limit <= 0 || report.lateness.p99_us <= limit);
+  if (!info.valid())
+    info.set_invalid_reason(
+        fmt::format("p99 packet lateness {:.0f} us exceeds {:.0f} us (2 % of the RTT or frame): "
+                    "the machine was too busy to keep the link's timing",
+                    report.lateness.p99_us, limit));
+}
+
+// The live server inside the server's namespace, and the client's URL and TLS to reach it.
+live::ServerOptions server_side(const twinbench::Scenario& scenario,
+                                const emulated::PathConfig& config, runner::RunOptions& options) {
   live::ServerOptions server_options;
   server_options.bind_address = emulated::kServerAddress;
   server_options.port = kEmulatedServerPort;
@@ -114,6 +132,26 @@ twinbench::ResultSet run_emulated(const twinbench::Scenario& scenario, runner::R
   options.base_url =
       fmt::format("{}://{}:{}", scheme, emulated::kServerAddress, kEmulatedServerPort);
   options.server_nodelay = config.server_tcp.nodelay;
+  return server_options;
+}
+
+}  // namespace
+
+twinbench::ResultSet run_emulated(const twinbench::Scenario& scenario, runner::RunOptions options,
+                                  bool server_nodelay, const std::string& capture_dir) {
+  emulated::PathConfig config;
+  config.link = scenario::resolve(scenario.network().link());
+  config.client_tcp = scenario::resolve(scenario.network().client_tcp());
+  config.server_tcp = scenario::resolve(scenario.network().server_tcp());
+  config.server_tcp.nodelay = config.server_tcp.nodelay || server_nodelay;
+  config.seed = options.seed;
+  if (!capture_dir.empty()) {
+    std::filesystem::create_directories(capture_dir);
+    config.capture_prefix = capture_dir + "/emulated";
+  }
+  if (const auto missing = run_emulated_preflight(scenario)) throw PathUnavailable(*missing);
+
+  const live::ServerOptions server_options = server_side(scenario, config, options);
 
   auto server = [&](const std::function<void()>& ready, int) {
     live::LiveServer own(server_options);
@@ -148,28 +186,7 @@ twinbench::ResultSet run_emulated(const twinbench::Scenario& scenario, runner::R
     throw std::runtime_error(
         fmt::format("the emulated run's client side failed (status {})", status));
 
-  PathInfo& info = *results.mutable_run()->mutable_emulated();
-  results.mutable_run()->set_backend("emulated");
-  for (const auto& set : report.client_settings) add_setting(info, "client", set);
-  for (const auto& set : client_gaps(scenario, config.client_tcp)) add_setting(info, "client", set);
-  for (const auto& set : report.server_settings) add_setting(info, "server", set);
-  for (const auto& set : server_settings(scenario, config.server_tcp))
-    add_setting(info, "server", set);
-  info.set_lateness_p50_us(report.lateness.p50_us);
-  info.set_lateness_p99_us(report.lateness.p99_us);
-  info.set_lateness_max_us(report.lateness.max_us);
-  info.set_packets(report.uplink.packets + report.downlink.packets);
-  info.set_queue_drops(report.uplink.queue_drops + report.downlink.queue_drops);
-  info.set_policer_drops(report.uplink.policer_drops + report.downlink.policer_drops);
-  info.set_losses(report.uplink.losses + report.downlink.losses);
-  const double limit = lateness_limit_us(scenario, config.link);
-  info.set_lateness_limit_us(limit);
-  info.set_valid(limit <= 0 || report.lateness.p99_us <= limit);
-  if (!info.valid())
-    info.set_invalid_reason(
-        fmt::format("p99 packet lateness {:.0f} us exceeds {:.0f} us (2 % of the RTT or frame): "
-                    "the machine was too busy to keep the link's timing",
-                    report.lateness.p99_us, limit));
+  record_path(scenario, config, report, *results.mutable_run());
   return results;
 }
 

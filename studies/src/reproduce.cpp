@@ -116,13 +116,13 @@ std::size_t Comparison::within_goal() const {
       std::count_if(cells.begin(), cells.end(), [](const auto& c) { return c.within_goal(); }));
 }
 
-Comparison simulate_and_compare(const std::vector<MeasuredCell>& measured,
-                                const twinbench::Scenario& profile, const CompareOptions& options) {
-  const unsigned jobs = options.jobs;
-  const bool progress = options.progress;
-  // Group the cells by published scenario, keeping the published order of caps, sizes, variants.
-  std::vector<std::string> order;
-  std::map<std::string, std::vector<const MeasuredCell*>> by_scenario;
+namespace {
+
+// The measured cells by published scenario, in the order the scenarios first appear; each cell's
+// scenario and variant checked against the published ones before anything is simulated.
+std::vector<std::pair<std::string, std::vector<const MeasuredCell*>>> group_by_scenario(
+    const std::vector<MeasuredCell>& measured) {
+  std::vector<std::pair<std::string, std::vector<const MeasuredCell*>>> groups;
   for (const auto& c : measured) {
     const auto* file = published_scenario_file(c.scenario);
     if (!file) {
@@ -130,12 +130,6 @@ Comparison simulate_and_compare(const std::vector<MeasuredCell>& measured,
           fmt::format("{}: scenario: expected latency, small_download or file_download, got '{}'",
                       c.origin, c.scenario));
     }
-    if (!by_scenario.count(c.scenario)) order.push_back(c.scenario);
-    by_scenario[c.scenario].push_back(&c);
-  }
-  // Every cell's variant must be one of its published scenario's, checked before simulating.
-  for (const auto& c : measured) {
-    const auto* file = published_scenario_file(c.scenario);
     const auto published = scenario::parse_scenario(file->text, file->path);
     const bool known = std::any_of(published.variants().begin(), published.variants().end(),
                                    [&](const auto& v) { return v.name() == c.variant; });
@@ -143,48 +137,60 @@ Comparison simulate_and_compare(const std::vector<MeasuredCell>& measured,
       throw InputError(
           fmt::format("{}: variant: '{}' is not a variant of {}", c.origin, c.variant, c.scenario));
     }
+    auto group = std::find_if(groups.begin(), groups.end(),
+                              [&](const auto& g) { return g.first == c.scenario; });
+    if (group == groups.end()) group = groups.insert(groups.end(), {c.scenario, {}});
+    group->second.push_back(&c);
   }
-  Comparison result;
-  result.profile = profile.name();
-  result.profile_description = profile.description();
-  // Every scenario is built and checked first, then all are simulated in one pool of processes.
+  return groups;
+}
+
+// The published scenario `name` restricted to `cells` (its variants in the published interleave
+// order, the cells' caps and sizes in their order), under `profile`, validated.
+twinbench::Scenario scenario_of_cells(const std::string& name,
+                                      const std::vector<const MeasuredCell*>& cells,
+                                      const twinbench::Scenario& profile,
+                                      const CompareOptions& options) {
+  const auto* file = published_scenario_file(name);
+  const auto published = scenario::parse_scenario(file->text, file->path);
+  twinbench::Scenario s = published;
+  s.clear_variants();
+  s.clear_frame_caps();
+  s.clear_body_bytes();
+  for (const auto& v : published.variants()) {
+    if (std::any_of(cells.begin(), cells.end(),
+                    [&](const MeasuredCell* c) { return c->variant == v.name(); }))
+      *s.add_variants() = v;
+  }
+  std::vector<std::uint32_t> caps;
+  std::vector<std::uint64_t> sizes;
+  for (const MeasuredCell* c : cells) {
+    if (std::find(caps.begin(), caps.end(), c->fps) == caps.end()) caps.push_back(c->fps);
+    if (std::find(sizes.begin(), sizes.end(), c->body_bytes) == sizes.end())
+      sizes.push_back(c->body_bytes);
+  }
+  for (auto cap : caps) s.add_frame_caps(cap);
+  for (auto size : sizes) s.add_body_bytes(size);
+  apply_profile(s, profile);
+  if (options.runs) s.set_runs(options.runs);
+  if (options.warmups) s.set_warmups(*options.warmups);
+  scenario::apply_defaults(s);
+  scenario::validate_scenario(s, name + " under profile " + profile.name());
+  sim::require_simulatable(s, name + " under profile " + profile.name());
+  return s;
+}
+
+// Every scenario simulated in one pool of processes; the cells by key.
+std::map<std::string, scenario::Cell> simulate_cells(std::vector<twinbench::Scenario> scenarios,
+                                                     const CompareOptions& options) {
   std::vector<sim::SimulationRequest> requests;
   // One progress line over every scenario's samples.
-  auto line = std::make_shared<runner::ProgressLine>("samples", progress);
+  auto line = std::make_shared<runner::ProgressLine>("samples", options.progress);
   auto done = std::make_shared<std::size_t>(0);
   auto total = std::make_shared<std::size_t>(0);
-  for (const auto& name : order) {
-    const auto* file = published_scenario_file(name);
-    const auto published = scenario::parse_scenario(file->text, file->path);
-    twinbench::Scenario s = published;
-    s.clear_variants();
-    s.clear_frame_caps();
-    s.clear_body_bytes();
-    const auto& cells = by_scenario[name];
-    auto wanted = [&](auto member, auto value) {
-      return std::any_of(cells.begin(), cells.end(),
-                         [&](const MeasuredCell* c) { return c->*member == value; });
-    };
-    for (const auto& v : published.variants()) {
-      if (wanted(&MeasuredCell::variant, v.name())) *s.add_variants() = v;
-    }
-    std::vector<std::uint32_t> caps;
-    std::vector<std::uint64_t> sizes;
-    for (const MeasuredCell* c : cells) {
-      if (std::find(caps.begin(), caps.end(), c->fps) == caps.end()) caps.push_back(c->fps);
-      if (std::find(sizes.begin(), sizes.end(), c->body_bytes) == sizes.end())
-        sizes.push_back(c->body_bytes);
-    }
-    for (auto cap : caps) s.add_frame_caps(cap);
-    for (auto size : sizes) s.add_body_bytes(size);
-    apply_profile(s, profile);
-    if (options.runs) s.set_runs(options.runs);
-    if (options.warmups) s.set_warmups(*options.warmups);
-    scenario::apply_defaults(s);
-    scenario::validate_scenario(s, name + " under profile " + profile.name());
-    sim::require_simulatable(s, name + " under profile " + profile.name());
+  for (auto& s : scenarios) {
     runner::RunOptions run_options;
-    if (progress) {
+    if (options.progress) {
       *total += runner::protocol_steps(s).size();
       run_options.on_sample = [line, done, total](const twinbench::Sample& sample, std::size_t,
                                                   std::size_t) {
@@ -194,12 +200,27 @@ Comparison simulate_and_compare(const std::vector<MeasuredCell>& measured,
     requests.push_back(sim::SimulationRequest{std::move(s), std::move(run_options), {}});
   }
   std::map<std::string, scenario::Cell> simulated;
-  for (const auto& results : sim::run_simulated_together(requests, jobs)) {
+  for (const auto& results : sim::run_simulated_together(requests, options.jobs)) {
     for (auto& cell : scenario::collect_cells(results)) {
       simulated[scenario::cell_key(cell.scenario, cell.fps, cell.body_bytes, cell.variant)] =
           std::move(cell);
     }
   }
+  return simulated;
+}
+
+}  // namespace
+
+Comparison simulate_and_compare(const std::vector<MeasuredCell>& measured,
+                                const twinbench::Scenario& profile, const CompareOptions& options) {
+  // Every scenario is built and checked first, then all are simulated together.
+  std::vector<twinbench::Scenario> scenarios;
+  for (const auto& [name, cells] : group_by_scenario(measured))
+    scenarios.push_back(scenario_of_cells(name, cells, profile, options));
+  const auto simulated = simulate_cells(std::move(scenarios), options);
+  Comparison result;
+  result.profile = profile.name();
+  result.profile_description = profile.description();
   for (const auto& m : measured) {
     const auto& cell = simulated.at(scenario::cell_key(m.scenario, m.fps, m.body_bytes, m.variant));
     if (cell.elapsed_ms.empty()) {
