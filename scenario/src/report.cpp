@@ -138,12 +138,12 @@ double median_frames(const Cell& c) { return summarize(c.frames).median; }
 
 std::vector<Cell> collect_cells(const twinbench::ResultSet& results) {
   std::vector<Cell> cells;
-  std::vector<std::string> scenarios;  // by first appearance
-  std::map<std::tuple<std::string, std::uint32_t, std::uint64_t, std::string>, std::size_t> index;
+  std::vector<std::string> scenarios;        // by first appearance
+  std::map<std::string, std::size_t> index;  // by cell_key
   for (const auto& s : results.samples()) {
     if (s.warmup()) continue;
-    auto [it, added] =
-        index.try_emplace({s.scenario(), s.fps(), s.body_bytes(), s.variant()}, cells.size());
+    auto [it, added] = index.try_emplace(
+        cell_key(s.scenario(), s.fps(), s.body_bytes(), s.variant()), cells.size());
     if (added) {
       cells.push_back({s.scenario(), s.fps(), s.body_bytes(), s.variant(), {}, {}, 0, {}});
       if (rank(scenarios, s.scenario()) == scenarios.size()) scenarios.push_back(s.scenario());

@@ -39,12 +39,12 @@ std::vector<TwinCell> pair_cells(const std::string& point, const twinbench::Resu
                                  const twinbench::ResultSet& emulated) {
   if (simulated.scenario().name() != emulated.scenario().name())
     throw std::runtime_error("compare: the two runs are of different scenarios");
-  std::map<std::tuple<std::string, std::uint32_t, std::uint64_t, std::string>, scenario::Cell> emu;
+  std::map<std::string, scenario::Cell> emu;
   for (auto& c : scenario::collect_cells(emulated))
-    emu[{c.scenario, c.fps, c.body_bytes, c.variant}] = std::move(c);
+    emu[scenario::cell_key(c.scenario, c.fps, c.body_bytes, c.variant)] = std::move(c);
   std::vector<TwinCell> cells;
   for (const auto& s : scenario::collect_cells(simulated)) {  // the scenario's order
-    const auto e = emu.find({s.scenario, s.fps, s.body_bytes, s.variant});
+    const auto e = emu.find(scenario::cell_key(s.scenario, s.fps, s.body_bytes, s.variant));
     TwinCell c;
     c.point = point;
     c.scenario = s.scenario;
