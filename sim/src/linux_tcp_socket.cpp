@@ -1,5 +1,7 @@
 #include "twinbench/sim/linux_tcp_socket.hpp"
 
+#include "twinbench/sim/linux_cubic.hpp"
+
 #include "twinbench/sim/delivery_rate.hpp"
 #include "twinbench/sim/linux_bbr.hpp"
 
@@ -175,9 +177,30 @@ void LinuxTcpSocket::ReceivedAck(Ptr<ns3::Packet> packet, const ns3::TcpHeader& 
     small_segment_outstanding_ = false;
   forget_sacked_retransmissions(header);
   count_short_segments_as_packets(header.GetAckNumber());
+  if (auto cubic = ns3::DynamicCast<LinuxCubic>(m_congestionControl)) cubic->set_ack_rtt(ack_rtt_);
+  ack_rtt_ = ns3::Time();
   TcpSocketBase::ReceivedAck(packet, header);
   last_ack_received_ = ns3::Simulator::Now();
   detect_lost_retransmissions();
+}
+
+// ns-3 measures (and forgets the send times of what an ACK acknowledges) before ReceivedAck.
+void LinuxTcpSocket::EstimateRtt(const ns3::TcpHeader& header) {
+  ack_rtt_ = ack_rtt(header.GetAckNumber());
+  TcpSocketBase::EstimateRtt(header);
+}
+
+// Linux's per-ACK RTT (tcp_clean_rtx_queue's ca_rtt_us): from the send time of the newest segment
+// this ACK acknowledges, none if it acknowledges a retransmission (Karn) or nothing new. ns-3 only
+// hands the congestion control its smoothed RTT.
+ns3::Time LinuxTcpSocket::ack_rtt(ns3::SequenceNumber32 ack) const {
+  ns3::Time newest_sent;
+  for (const auto& h : m_history) {
+    if (h.seq + ns3::SequenceNumber32(h.count) > ack) break;
+    if (h.retx) return ns3::Time();
+    newest_sent = h.time;
+  }
+  return newest_sent.IsZero() ? ns3::Time() : ns3::Simulator::Now() - newest_sent;
 }
 
 // RACK (RFC 8985, Linux tcp_rack_detect_loss) marks a segment lost once a segment sent after it
@@ -549,7 +572,7 @@ ns3::TypeId congestion_type(scenario::CongestionControl cc) {
     case scenario::CongestionControl::kCubic:
       break;
   }
-  return ns3::TcpCubic::GetTypeId();
+  return LinuxCubic::GetTypeId();
 }
 
 }  // namespace
@@ -559,6 +582,9 @@ Ptr<LinuxTcpSocket> create_tcp_socket(Ptr<ns3::Node> node, const scenario::Resol
   auto socket = ns3::CreateObject<LinuxTcpSocket>();
   ns3::ObjectFactory factory(congestion_type(tcp.congestion_control).GetName());
   auto congestion = factory.Create<ns3::TcpCongestionOps>();
+  // Linux's HyStart replaces ns-3's (LinuxCubic).
+  if (ns3::DynamicCast<LinuxCubic>(congestion))
+    congestion->SetAttribute("HyStart", ns3::BooleanValue(false));
   if (auto bbr = ns3::DynamicCast<ns3::TcpBbr>(congestion)) {
     bbr->SetStream(static_cast<uint32_t>(stream));
     // Linux's BBR does not enter PROBE_RTT on the ACK that restarts an idle, app-limited flow

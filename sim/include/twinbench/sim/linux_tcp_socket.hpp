@@ -57,6 +57,7 @@ class LinuxTcpSocket : public ns3::TcpSocketBase {
   void ReceivedAck(ns3::Ptr<ns3::Packet> packet, const ns3::TcpHeader& header) override;
   void ReceivedData(ns3::Ptr<ns3::Packet> packet, const ns3::TcpHeader& header) override;
   void DelAckTimeout() override;
+  void EstimateRtt(const ns3::TcpHeader& header) override;
   uint32_t GetRcvBufSize() const override;
 
  private:
@@ -67,6 +68,8 @@ class LinuxTcpSocket : public ns3::TcpSocketBase {
   void cleanup_after_read(std::uint32_t copied);
   void count_short_segments_as_packets(ns3::SequenceNumber32 ack);
   void detect_lost_retransmissions();
+  ns3::Time ack_rtt(ns3::SequenceNumber32 ack) const;
+  ns3::Time ack_rtt_;  // the RTT of the ACK being processed (LinuxCubic's HyStart); zero: none
   void forget_sacked_retransmissions(const ns3::TcpHeader& header);
   uint32_t window_for_new_data() const;  // NextSeg's rule 2: peer's window and Nagle
   void take_in_order_data();
