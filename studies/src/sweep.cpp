@@ -23,6 +23,7 @@
 #include "twinbench/scenario/load.hpp"
 #include "twinbench/scenario/report.hpp"
 #include "twinbench/scenario/stats.hpp"
+#include "twinbench/scenario/text.hpp"
 
 namespace tb::studies {
 
@@ -33,6 +34,9 @@ using twinbench::Scenario;
 
 constexpr std::string_view kManifest = "sweep.textproto";
 constexpr std::string_view kPoints = "points";
+// Bounds of a sweep's size: each point is a simulation and a file.
+constexpr std::size_t kMaxRangePoints = 10'000;
+constexpr std::size_t kMaxGridPoints = 100'000;
 
 // ---- Axes ----
 
@@ -101,8 +105,9 @@ const std::vector<AxisDef>& axis_defs() {
        [](Scenario& s, const AxisValue& v) {
          s.set_download_chunk_size(static_cast<std::uint32_t>(v.number));
        }},
-      {"size", "body_bytes", kBytes, false, true, [](double v) { return v >= 0 && v < 0x1p53; },
-       "a body size >= 0 (0 = the ping endpoint)",
+      {"size", "body_bytes", kBytes, false, true,
+       [](double v) { return v >= 0 && v <= static_cast<double>(scenario::kMaxBodyBytes); },
+       "a body size from 0 (the ping endpoint) to 16 GiB",
        [](Scenario& s, const AxisValue& v) {
          s.clear_body_bytes();
          s.add_body_bytes(static_cast<std::uint64_t>(v.number));
@@ -200,8 +205,10 @@ std::vector<double> parse_range(const AxisDef& def, std::string_view text) {
   const double a = parse_quantity(def, text.substr(0, dots));
   const double b = parse_quantity(def, text.substr(dots + 2, slash - dots - 2));
   const std::size_t n = parse_count(trim(count));
-  if (n < 2)
-    throw SweepError(fmt::format("range \"{}\": expected at least 2 points, got {}", text, n));
+  if (n < 2 || n > kMaxRangePoints)
+    throw SweepError(fmt::format("range \"{}\": expected {} points, got {}", text,
+                                 n < 2 ? "at least 2" : fmt::format("at most {}", kMaxRangePoints),
+                                 n));
   if (!(a < b)) throw SweepError(fmt::format("range \"{}\" is empty: expected A < B", text));
   if (log && !(a > 0)) throw SweepError(fmt::format("log range \"{}\": expected A > 0", text));
   std::vector<double> values;
@@ -276,17 +283,34 @@ struct Plan {
   std::vector<Point> points;
 };
 
-// Axes from the manifest's scenario (the effective ones); throws SweepError naming `origin`.
-std::vector<Axis> manifest_axes(const Scenario& scenario, const std::string& origin) {
+// The scenario's `sweep` axes; throws SweepError naming `origin` and, when the scenario's `text` is
+// given, the entry's line.
+std::vector<Axis> scenario_axes(const Scenario& scenario, const std::string& origin,
+                                std::string_view text = {}) {
   std::vector<Axis> axes;
   for (int i = 0; i < scenario.sweep_size(); ++i) {
     try {
       axes.push_back(parse_axis(scenario.sweep(i), scenario));
     } catch (const SweepError& e) {
-      throw SweepError(fmt::format("{}: sweep[{}]: {}", origin, i, e.what()));
+      const int line = text.empty() ? -1 : scenario::field_line(text, "sweep", i);
+      throw SweepError(fmt::format("{}{}: sweep[{}]: {}", origin,
+                                   line > 0 ? fmt::format(":{}", line) : "", i, e.what()));
     }
   }
   return axes;
+}
+
+// The grid's size, checked before its points are made.
+void check_grid_size(const std::vector<Axis>& axes, const std::string& origin) {
+  std::size_t points = 1;
+  for (const Axis& axis : axes) {
+    points *= axis.values.size();
+    if (points > kMaxGridPoints)
+      throw SweepError(
+          fmt::format("{}: sweep: expected at most {} points in the grid, got more "
+                      "(axes up to {} make {} or more)",
+                      origin, kMaxGridPoints, axis.name, points));
+  }
 }
 
 Plan plan_sweep(const SweepArgs& a) {
@@ -296,7 +320,8 @@ Plan plan_sweep(const SweepArgs& a) {
   scenario::validate_scenario(scenario, a.scenario);
   sim::require_simulatable(scenario, a.scenario);
 
-  std::vector<Axis> axes = manifest_axes(scenario, a.scenario);
+  std::vector<Axis> axes =
+      scenario_axes(scenario, a.scenario, scenario::read_file(a.scenario).value_or(""));
   std::set<std::string> given;
   for (const std::string& spec : a.axes) {
     Axis axis;
@@ -324,6 +349,8 @@ Plan plan_sweep(const SweepArgs& a) {
     throw SweepError(
         fmt::format("{}: no sweep axes: give --axis NAME=VALUES or `sweep` entries in the scenario",
                     a.scenario));
+
+  check_grid_size(axes, a.scenario);
 
   Plan plan;
   scenario.clear_sweep();
@@ -430,9 +457,9 @@ void merge_dirs(const std::vector<fs::path>& dirs, const fs::path& out) {
   }
   twinbench::SweepManifest m;
   const std::string origin = (dirs.front() / kManifest).string();
-  if (!google::protobuf::TextFormat::ParseFromString(manifest, &m))
-    throw SweepError(fmt::format("{}: cannot parse", origin));
-  const auto axes = manifest_axes(m.scenario(), origin);
+  scenario::parse_textproto(manifest, origin, m);
+  const auto axes = scenario_axes(m.scenario(), origin);
+  check_grid_size(axes, origin);
   const auto points = enumerate_points(axes);
   std::vector<twinbench::ResultSet> results(points.size());
   std::size_t missing = 0;
@@ -531,9 +558,9 @@ Scenario apply_point(const Scenario& scenario, const std::vector<Axis>& axes, co
 }
 
 void sweep_command(const SweepArgs& a) {
-  const Plan plan = plan_sweep(a);
   const auto shard =
       a.shard.empty() ? std::pair<std::size_t, std::size_t>{0, 1} : parse_shard(a.shard);
+  const Plan plan = plan_sweep(a);
   const fs::path out = a.out.empty()
                            ? fs::path("out") / (plan.manifest.scenario().name() + "-sweep")
                            : fs::path(a.out);
