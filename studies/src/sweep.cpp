@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "twinbench/parallel/fork_pool.hpp"
+#include "twinbench/parallel/stop_signals.hpp"
 #include "results.pb.h"
 #include "twinbench/sim/sim_backend.hpp"
 #include "twinbench/runner/progress.hpp"
@@ -379,6 +380,22 @@ fs::path point_file(const fs::path& dir, const Point& p) {
   return dir / kPoints / fmt::format("{:016x}.pb", fnv1a(p.key));
 }
 
+// Removes the temporary files (write_file_atomically's ".NAME.tmp-XXXXXX") that a worker killed
+// mid-write left beside the given points' files: this run's, or a killed earlier run's. Other
+// points' files are left alone: a shard running at once into the same directory may be writing
+// them.
+void remove_partial_points(const fs::path& dir, const std::vector<const Point*>& points) {
+  std::set<std::string> names;
+  for (const Point* p : points) names.insert(point_file(dir, *p).filename().string());
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir / kPoints, ec)) {
+    const std::string name = entry.path().filename().string();
+    const std::size_t tmp = name.find(".tmp-");
+    if (name.starts_with('.') && tmp != std::string::npos && names.count(name.substr(1, tmp - 1)))
+      fs::remove(entry.path(), ec);
+  }
+}
+
 // ---- Rows ----
 
 bool is_cell_column(const Axis& axis) {
@@ -502,6 +519,43 @@ std::pair<std::size_t, std::size_t> parse_shard(const std::string& spec) {
   return {i, n};
 }
 
+// Simulates the points in `todo` in worker processes, each into its file; counts those that ran.
+// Returns the first failed one's index in `todo`.
+std::optional<std::size_t> run_points(const Plan& plan, const std::vector<const Point*>& todo,
+                                      const fs::path& out, const SweepArgs& a, std::size_t& ran) {
+  const Scenario& scenario = plan.manifest.scenario();
+  runner::ProgressLine progress("points", !a.quiet);
+  std::size_t done = 0;
+  if (!todo.empty()) progress.update(0, todo.size());
+  try {
+    return parallel::run_forked(
+        todo.size(), a.jobs,
+        [&](std::size_t i) {
+          const Point& p = *todo[i];
+          runner::RunOptions options;
+          options.seed = fnv1a(fmt::format("{}:{}", plan.manifest.seed(), p.key));
+          try {
+            const auto results =
+                sim::run_simulated(apply_point(scenario, plan.axes, p), options, 1);
+            scenario::write_file_atomically(point_file(out, p), results.SerializeAsString());
+          } catch (const std::exception& e) {
+            throw std::runtime_error(fmt::format("point {}: {}", p.key, e.what()));
+          }
+          return 0;
+        },
+        [&](std::size_t, bool ok) {
+          ran += ok ? 1 : 0;
+          ++done;
+          progress.update(done, todo.size(), ok ? "" : "a point failed");
+        });
+  } catch (const parallel::Interrupted&) {
+    std::cerr << fmt::format(
+        "\nsweep: stopped after {} of {} points; they are kept: a re-run resumes.\n", ran,
+        todo.size());
+    throw;
+  }
+}
+
 }  // namespace
 
 Axis parse_axis(const std::string& spec, const Scenario& scenario) {
@@ -582,30 +636,16 @@ void sweep_command(const SweepArgs& a) {
   }
   const std::size_t skipped = selected - todo.size();
   if (a.limit && todo.size() > *a.limit) todo.resize(*a.limit);
+  remove_partial_points(out, todo);
+  // However the workers stop (a failure, a signal), what they were writing goes.
+  struct RemovePartials {
+    const fs::path& out;
+    const std::vector<const Point*>& todo;
+    ~RemovePartials() { remove_partial_points(out, todo); }
+  } remove_partials{out, todo};
 
-  const Scenario& scenario = plan.manifest.scenario();
-  runner::ProgressLine progress("points", !a.quiet);
-  std::size_t done = 0, ran = 0;
-  if (!todo.empty()) progress.update(0, todo.size());
-  const auto failed = parallel::run_forked(
-      todo.size(), a.jobs,
-      [&](std::size_t i) {
-        const Point& p = *todo[i];
-        runner::RunOptions options;
-        options.seed = fnv1a(fmt::format("{}:{}", plan.manifest.seed(), p.key));
-        try {
-          const auto results = sim::run_simulated(apply_point(scenario, plan.axes, p), options, 1);
-          scenario::write_file_atomically(point_file(out, p), results.SerializeAsString());
-        } catch (const std::exception& e) {
-          throw std::runtime_error(fmt::format("point {}: {}", p.key, e.what()));
-        }
-        return 0;
-      },
-      [&](std::size_t, bool ok) {
-        ran += ok ? 1 : 0;
-        ++done;
-        progress.update(done, todo.size(), ok ? "" : "a point failed");
-      });
+  std::size_t ran = 0;
+  const auto failed = run_points(plan, todo, out, a, ran);
 
   const std::string scope =
       shard.second > 1 ? fmt::format(" (shard {}/{}: {})", shard.first, shard.second, selected)
