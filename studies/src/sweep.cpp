@@ -17,12 +17,14 @@
 #include <fmt/format.h>
 
 #include "twinbench/parallel/fork_pool.hpp"
+#include "twinbench/parallel/stop_signals.hpp"
 #include "results.pb.h"
 #include "twinbench/sim/sim_backend.hpp"
 #include "twinbench/runner/progress.hpp"
 #include "twinbench/scenario/load.hpp"
 #include "twinbench/scenario/report.hpp"
 #include "twinbench/scenario/stats.hpp"
+#include "twinbench/scenario/text.hpp"
 
 namespace tb::studies {
 
@@ -33,6 +35,9 @@ using twinbench::Scenario;
 
 constexpr std::string_view kManifest = "sweep.textproto";
 constexpr std::string_view kPoints = "points";
+// Bounds of a sweep's size: each point is a simulation and a file.
+constexpr std::size_t kMaxRangePoints = 10'000;
+constexpr std::size_t kMaxGridPoints = 100'000;
 
 // ---- Axes ----
 
@@ -106,8 +111,9 @@ const std::vector<AxisDef>& axis_defs() {
        [](Scenario& s, const AxisValue& v) {
          s.set_download_chunk_size(static_cast<std::uint32_t>(v.number));
        }},
-      {"size", "body_bytes", kBytes, false, true, [](double v) { return v >= 0 && v < 0x1p53; },
-       "a body size >= 0 (0 = the ping endpoint)",
+      {"size", "body_bytes", kBytes, false, true,
+       [](double v) { return v >= 0 && v <= static_cast<double>(scenario::kMaxBodyBytes); },
+       "a body size from 0 (the ping endpoint) to 16 GiB",
        [](Scenario& s, const AxisValue& v) {
          s.clear_body_bytes();
          s.add_body_bytes(static_cast<std::uint64_t>(v.number));
@@ -205,8 +211,10 @@ std::vector<double> parse_range(const AxisDef& def, std::string_view text) {
   const double a = parse_quantity(def, text.substr(0, dots));
   const double b = parse_quantity(def, text.substr(dots + 2, slash - dots - 2));
   const std::size_t n = parse_count(trim(count));
-  if (n < 2)
-    throw SweepError(fmt::format("range \"{}\": expected at least 2 points, got {}", text, n));
+  if (n < 2 || n > kMaxRangePoints)
+    throw SweepError(fmt::format("range \"{}\": expected {} points, got {}", text,
+                                 n < 2 ? "at least 2" : fmt::format("at most {}", kMaxRangePoints),
+                                 n));
   if (!(a < b)) throw SweepError(fmt::format("range \"{}\" is empty: expected A < B", text));
   if (log && !(a > 0)) throw SweepError(fmt::format("log range \"{}\": expected A > 0", text));
   std::vector<double> values;
@@ -281,17 +289,34 @@ struct Plan {
   std::vector<Point> points;
 };
 
-// Axes from the manifest's scenario (the effective ones); throws SweepError naming `origin`.
-std::vector<Axis> manifest_axes(const Scenario& scenario, const std::string& origin) {
+// The scenario's `sweep` axes; throws SweepError naming `origin` and, when the scenario's `text` is
+// given, the entry's line.
+std::vector<Axis> scenario_axes(const Scenario& scenario, const std::string& origin,
+                                std::string_view text = {}) {
   std::vector<Axis> axes;
   for (int i = 0; i < scenario.sweep_size(); ++i) {
     try {
       axes.push_back(parse_axis(scenario.sweep(i), scenario));
     } catch (const SweepError& e) {
-      throw SweepError(fmt::format("{}: sweep[{}]: {}", origin, i, e.what()));
+      const int line = text.empty() ? -1 : scenario::field_line(text, "sweep", i);
+      throw SweepError(fmt::format("{}{}: sweep[{}]: {}", origin,
+                                   line > 0 ? fmt::format(":{}", line) : "", i, e.what()));
     }
   }
   return axes;
+}
+
+// The grid's size, checked before its points are made.
+void check_grid_size(const std::vector<Axis>& axes, const std::string& origin) {
+  std::size_t points = 1;
+  for (const Axis& axis : axes) {
+    points *= axis.values.size();
+    if (points > kMaxGridPoints)
+      throw SweepError(
+          fmt::format("{}: sweep: expected at most {} points in the grid, got more "
+                      "(axes up to {} make {} or more)",
+                      origin, kMaxGridPoints, axis.name, points));
+  }
 }
 
 Plan plan_sweep(const SweepArgs& a) {
@@ -301,7 +326,8 @@ Plan plan_sweep(const SweepArgs& a) {
   scenario::validate_scenario(scenario, a.scenario);
   sim::require_simulatable(scenario, a.scenario);
 
-  std::vector<Axis> axes = manifest_axes(scenario, a.scenario);
+  std::vector<Axis> axes =
+      scenario_axes(scenario, a.scenario, scenario::read_file(a.scenario).value_or(""));
   std::set<std::string> given;
   for (const std::string& spec : a.axes) {
     Axis axis;
@@ -330,6 +356,8 @@ Plan plan_sweep(const SweepArgs& a) {
         fmt::format("{}: no sweep axes: give --axis NAME=VALUES or `sweep` entries in the scenario",
                     a.scenario));
 
+  check_grid_size(axes, a.scenario);
+
   Plan plan;
   scenario.clear_sweep();
   for (const Axis& axis : axes) scenario.add_sweep(axis.spec);
@@ -355,6 +383,22 @@ std::string manifest_text(const twinbench::SweepManifest& m) {
 
 fs::path point_file(const fs::path& dir, const Point& p) {
   return dir / kPoints / fmt::format("{:016x}.pb", fnv1a(p.key));
+}
+
+// Removes the temporary files (write_file_atomically's ".NAME.tmp-XXXXXX") that a worker killed
+// mid-write left beside the given points' files: this run's, or a killed earlier run's. Other
+// points' files are left alone: a shard running at once into the same directory may be writing
+// them.
+void remove_partial_points(const fs::path& dir, const std::vector<const Point*>& points) {
+  std::set<std::string> names;
+  for (const Point* p : points) names.insert(point_file(dir, *p).filename().string());
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir / kPoints, ec)) {
+    const std::string name = entry.path().filename().string();
+    const std::size_t tmp = name.find(".tmp-");
+    if (name.starts_with('.') && tmp != std::string::npos && names.count(name.substr(1, tmp - 1)))
+      fs::remove(entry.path(), ec);
+  }
 }
 
 // ---- Rows ----
@@ -436,9 +480,9 @@ void merge_dirs(const std::vector<fs::path>& dirs, const fs::path& out) {
   }
   twinbench::SweepManifest m;
   const std::string origin = (dirs.front() / kManifest).string();
-  if (!google::protobuf::TextFormat::ParseFromString(manifest, &m))
-    throw SweepError(fmt::format("{}: cannot parse", origin));
-  const auto axes = manifest_axes(m.scenario(), origin);
+  scenario::parse_textproto(manifest, origin, m);
+  const auto axes = scenario_axes(m.scenario(), origin);
+  check_grid_size(axes, origin);
   const auto points = enumerate_points(axes);
   std::vector<twinbench::ResultSet> results(points.size());
   std::size_t missing = 0;
@@ -479,6 +523,43 @@ std::pair<std::size_t, std::size_t> parse_shard(const std::string& spec) {
   }
   if (n < 1 || i >= n) throw SweepError(fmt::format("--shard \"{}\": expected 0 <= I < N", spec));
   return {i, n};
+}
+
+// Simulates the points in `todo` in worker processes, each into its file; counts those that ran.
+// Returns the first failed one's index in `todo`.
+std::optional<std::size_t> run_points(const Plan& plan, const std::vector<const Point*>& todo,
+                                      const fs::path& out, const SweepArgs& a, std::size_t& ran) {
+  const Scenario& scenario = plan.manifest.scenario();
+  runner::ProgressLine progress("points", !a.quiet);
+  std::size_t done = 0;
+  if (!todo.empty()) progress.update(0, todo.size());
+  try {
+    return parallel::run_forked(
+        todo.size(), a.jobs,
+        [&](std::size_t i) {
+          const Point& p = *todo[i];
+          runner::RunOptions options;
+          options.seed = fnv1a(fmt::format("{}:{}", plan.manifest.seed(), p.key));
+          try {
+            const auto results =
+                sim::run_simulated(apply_point(scenario, plan.axes, p), options, 1);
+            scenario::write_file_atomically(point_file(out, p), results.SerializeAsString());
+          } catch (const std::exception& e) {
+            throw std::runtime_error(fmt::format("point {}: {}", p.key, e.what()));
+          }
+          return 0;
+        },
+        [&](std::size_t, bool ok) {
+          ran += ok ? 1 : 0;
+          ++done;
+          progress.update(done, todo.size(), ok ? "" : "a point failed");
+        });
+  } catch (const parallel::Interrupted&) {
+    std::cerr << fmt::format(
+        "\nsweep: stopped after {} of {} points; they are kept: a re-run resumes.\n", ran,
+        todo.size());
+    throw;
+  }
 }
 
 }  // namespace
@@ -537,9 +618,9 @@ Scenario apply_point(const Scenario& scenario, const std::vector<Axis>& axes, co
 }
 
 void sweep_command(const SweepArgs& a) {
-  const Plan plan = plan_sweep(a);
   const auto shard =
       a.shard.empty() ? std::pair<std::size_t, std::size_t>{0, 1} : parse_shard(a.shard);
+  const Plan plan = plan_sweep(a);
   const fs::path out = a.out.empty()
                            ? fs::path("out") / (plan.manifest.scenario().name() + "-sweep")
                            : fs::path(a.out);
@@ -561,30 +642,16 @@ void sweep_command(const SweepArgs& a) {
   }
   const std::size_t skipped = selected - todo.size();
   if (a.limit && todo.size() > *a.limit) todo.resize(*a.limit);
+  remove_partial_points(out, todo);
+  // However the workers stop (a failure, a signal), what they were writing goes.
+  struct RemovePartials {
+    const fs::path& out;
+    const std::vector<const Point*>& todo;
+    ~RemovePartials() { remove_partial_points(out, todo); }
+  } remove_partials{out, todo};
 
-  const Scenario& scenario = plan.manifest.scenario();
-  runner::ProgressLine progress("points", !a.quiet);
-  std::size_t done = 0, ran = 0;
-  if (!todo.empty()) progress.update(0, todo.size());
-  const auto failed = parallel::run_forked(
-      todo.size(), a.jobs,
-      [&](std::size_t i) {
-        const Point& p = *todo[i];
-        runner::RunOptions options;
-        options.seed = fnv1a(fmt::format("{}:{}", plan.manifest.seed(), p.key));
-        try {
-          const auto results = sim::run_simulated(apply_point(scenario, plan.axes, p), options, 1);
-          scenario::write_file_atomically(point_file(out, p), results.SerializeAsString());
-        } catch (const std::exception& e) {
-          throw std::runtime_error(fmt::format("point {}: {}", p.key, e.what()));
-        }
-        return 0;
-      },
-      [&](std::size_t, bool ok) {
-        ran += ok ? 1 : 0;
-        ++done;
-        progress.update(done, todo.size(), ok ? "" : "a point failed");
-      });
+  std::size_t ran = 0;
+  const auto failed = run_points(plan, todo, out, a, ran);
 
   const std::string scope =
       shard.second > 1 ? fmt::format(" (shard {}/{}: {})", shard.first, shard.second, selected)

@@ -277,7 +277,7 @@ TEST_F(Sweep, BadAxisSpecsGiveClearErrors) {
 
   std::ofstream(scenario(), std::ios::app) << "sweep: \"jitter=2\"\n";
   EXPECT_EQ(run({"sweep", scenario().string(), "--out", (dir_ / "bad").string()}, &err), 2);
-  EXPECT_NE(err.find(scenario().string() + ": sweep[2]: \"jitter=2\": \"2\" has no unit"),
+  EXPECT_NE(err.find(scenario().string() + ":11: sweep[2]: \"jitter=2\": \"2\" has no unit"),
             std::string::npos)
       << err;
   EXPECT_FALSE(fs::exists(dir_ / "bad"));
