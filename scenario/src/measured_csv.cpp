@@ -55,7 +55,12 @@ std::vector<MeasuredCell> parse_measured_csv(std::string_view text, const std::s
     if (line.empty() || line == "\r" || line.front() == '#') continue;
     const auto fields = csv_fields(line);
     if (columns.empty()) {
-      for (std::size_t i = 0; i < fields.size(); ++i) columns[fields[i]] = static_cast<int>(i);
+      for (std::size_t i = 0; i < fields.size(); ++i) {
+        // A repeated name would leave the header with fewer columns than fields.
+        if (!columns.emplace(fields[i], static_cast<int>(i)).second)
+          throw InputError(fmt::format("{}: header: column '{}' appears twice, got '{}'", where,
+                                       fields[i], line));
+      }
       for (const auto& name : required) {
         if (!columns.count(name)) {
           throw InputError(fmt::format("{}: header: expected a column '{}' (columns {}), got '{}'",
