@@ -59,7 +59,7 @@ for entry in "${targets[@]}"; do
   cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
   ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
   corpus_files=$(find "$corpus" -type f | wc -l)
-  corpus_kib=$(du -sk "$corpus" | cut -f1)
+  corpus_kib=$(find "$corpus" -type f -printf '%s\n' | awk '{s += $1} END {printf "%.0f", s / 1024}')
   finding="none"
   if ((status != 0)); then
     failed=1
