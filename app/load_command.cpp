@@ -31,7 +31,7 @@ struct LoadArgs {
   std::string server;    // external server URL; empty: start twinbench serve per repetition
   unsigned clients = 16, window = 16, payload = 1024, repeat = 1;
   double duration_s = 1.0, warmup_s = 0.25;
-  bool tls = false, nodelay = false;
+  bool tls = false, nodelay = false, coalesce_writes = false;
   unsigned server_threads = 1, client_threads = 1;
   std::string io_model = "shared";
   std::string server_nagle = "unknown";  // what an external server does; stated, not measured
@@ -48,7 +48,7 @@ std::pair<std::vector<LoadRequest>, std::string> build_requests(const LoadArgs& 
     std::string body(a.payload, '\0');
     for (std::size_t i = 0; i < body.size(); ++i) body[i] = static_cast<char>('a' + i % 26);
     requests.push_back({format_load_request("POST", "/echo", host, body), body, std::nullopt});
-    return {requests, fmt::format("POST /echo, {} bytes, echoed", a.payload)};
+    return {requests, fmt::format("POST /echo {} bytes echoed", a.payload)};
   }
   const auto scenario = scenario::load_scenario(a.scenario);
   std::string described;
@@ -57,7 +57,7 @@ std::pair<std::vector<LoadRequest>, std::string> build_requests(const LoadArgs& 
     std::optional<std::uint64_t> size;
     if (bytes != 0) size = bytes;
     requests.push_back({format_load_request("GET", path, host, ""), std::nullopt, size});
-    described += (described.empty() ? "GET " : ", GET ") + path;
+    described += (described.empty() ? "GET " : "; GET ") + path;
   }
   return {requests, described + " (from " + a.scenario + ")"};
 }
@@ -85,15 +85,18 @@ twinbench::LoadConfig config(const LoadArgs& a, const std::string& url,
   twinbench::LoadConfig c;
   const bool own = a.server.empty();
   c.set_label(!a.label.empty() ? a.label
-              : own ? fmt::format("twinbench {} {} x{} Nagle {}", a.tls ? "https" : "http",
-                                  a.io_model, a.server_threads, a.nodelay ? "off" : "on")
-                    : url);
+              : own
+                  ? fmt::format("twinbench {} {} x{} Nagle {} {} writes", a.tls ? "https" : "http",
+                                a.io_model, a.server_threads, a.nodelay ? "off" : "on",
+                                a.coalesce_writes ? "coalesced" : "split")
+                  : url);
   c.set_server(own ? "twinbench serve" : "external");
   c.set_url(url);
   c.set_tls(url.starts_with("https://"));
   if (own) {
     c.set_server_threads(a.server_threads);
     c.set_io_model(a.io_model);
+    c.set_server_writes(a.coalesce_writes ? "coalesced" : "split");
   }
   c.set_client_nagle(a.nodelay ? "off" : "on");
   c.set_server_nagle(own ? (a.nodelay ? "off" : "on") : a.server_nagle);
@@ -119,6 +122,7 @@ std::unique_ptr<live::ServerProcess> start_server(const LoadArgs& a, const fs::p
                                    "--io-model",
                                    a.io_model};
   if (a.nodelay) argv.push_back("--nodelay");
+  if (a.coalesce_writes) argv.push_back("--coalesce-writes");
   if (a.tls) {
     argv.insert(argv.end(),
                 {"--tls", "--tls-key-type", "ecdsa-p256", "--tls-ca-out", ca_file.string()});
@@ -172,6 +176,8 @@ void check_args(LoadArgs& a) {
   } else if (a.server_nagle != "unknown") {
     throw InputError("--server-nagle: only for an external --server (twinbench serve's is known)");
   }
+  if (a.coalesce_writes && !a.server.empty())
+    throw InputError("--coalesce-writes: only for the started server, not an external --server");
   if (!a.tls_ca.empty() && a.server.empty())
     throw InputError("--tls-ca: only for an external --server (its own server's CA is known)");
 }
@@ -246,6 +252,8 @@ void add_load_options(CLI::App* cmd, LoadArgs& a) {
   cmd->add_option("--io-model", a.io_model, "The started server's io-model")
       ->check(CLI::IsMember({"shared", "sharded"}))
       ->capture_default_str();
+  cmd->add_flag("--coalesce-writes", a.coalesce_writes,
+                "The started server writes a response's head and small body at once");
   cmd->add_option("--client-threads", a.client_threads, "The generator's threads")
       ->check(CLI::Range(1u, 64u))
       ->capture_default_str();

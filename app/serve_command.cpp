@@ -97,6 +97,8 @@ Command add_serve_command(CLI::App& app) {
                   "sharded: one io_context per thread, connections handed out in turn")
       ->check(CLI::IsMember({"shared", "sharded"}))
       ->capture_default_str();
+  cmd->add_flag("--coalesce-writes", a->server.config.coalesce_head_and_body,
+                "A response's head and a small body in one write (default: two, as the stand-in)");
   cmd->add_option("--ready-fd", a->ready_fd,
                   "Write the base URL and a newline to this open file descriptor once listening")
       ->check(CLI::Range(0, 65535));

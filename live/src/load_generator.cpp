@@ -56,6 +56,14 @@ struct ShardResult {
   std::map<std::string, std::uint64_t> errors;
 };
 
+// "closed" when the server ended the connection (with requests outstanding: the run still
+// wanted them), else "io".
+std::string error_kind(const error_code& ec) {
+  const bool closed = ec == asio::error::eof || ec == ssl::error::stream_truncated ||
+                      ec == asio::error::connection_reset || ec == asio::error::broken_pipe;
+  return closed ? "closed" : "io";
+}
+
 // One socket of a connection's life, with its TLS stream and buffers: pending handlers hold it,
 // so it outlives a close and a reconnect until they have run.
 struct Link {
@@ -138,9 +146,7 @@ class LoadConnection : public std::enable_shared_from_this<LoadConnection> {
 
   void on_read(const error_code& ec, std::size_t bytes) {
     if (stopped_) return;
-    if (ec == asio::error::eof || ec == ssl::error::stream_truncated)
-      return fail("closed", "the server closed with requests outstanding");
-    if (ec) return fail("io", ec.message());
+    if (ec) return fail(error_kind(ec), ec.message());
     done_.clear();
     exchange_->on_receive(std::span(link_->read_buffer.data(), bytes), plan_.now(), done_);
     record(done_);
@@ -170,7 +176,7 @@ class LoadConnection : public std::enable_shared_from_this<LoadConnection> {
                        error_code ec, std::size_t) {
       if (generation != self->generation_ || self->stopped_) return;
       self->writing_ = false;
-      if (ec) return self->fail("io", ec.message());
+      if (ec) return self->fail(error_kind(ec), ec.message());
       self->pump();
     };
     const auto buffer = asio::buffer(link_->write_buffer);

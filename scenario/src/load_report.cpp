@@ -72,8 +72,8 @@ void fill_load_figures(twinbench::LoadRepetition& r, const std::vector<double>& 
 
 std::string load_summary_csv_header() {
   std::string out =
-      "label,server,tls,server_threads,io_model,client_nagle,server_nagle,clients,window,requests,"
-      "repetitions";
+      "label,server,tls,server_threads,io_model,server_writes,client_nagle,server_nagle,clients,"
+      "window,requests,repetitions";
   for (const auto& f : figures()) out += fmt::format(",{0}_median,{0}_min,{0}_max", f.column);
   return out + "\n";
 }
@@ -81,10 +81,11 @@ std::string load_summary_csv_header() {
 std::string load_summary_csv_row(const Repetitions& reps) {
   if (reps.empty()) throw std::invalid_argument("a load summary of no repetitions");
   const auto& c = reps.front().config();
-  std::string out = fmt::format(
-      "{},{},{},{},{},{},{},{},{},{},{}", csv_field(c.label()), csv_field(c.server()),
-      c.tls() ? "https" : "http", c.server_threads(), csv_field(c.io_model()), c.client_nagle(),
-      c.server_nagle(), c.clients(), c.window(), csv_field(c.requests()), reps.size());
+  std::string out =
+      fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}", csv_field(c.label()),
+                  csv_field(c.server()), c.tls() ? "https" : "http", c.server_threads(),
+                  csv_field(c.io_model()), csv_field(c.server_writes()), c.client_nagle(),
+                  c.server_nagle(), c.clients(), c.window(), csv_field(c.requests()), reps.size());
   for (const auto& f : figures()) {
     const Spread s = spread(reps, f);
     out += fmt::format(",{},{},{}", fixed(s.median), fixed(s.min), fixed(s.max));
@@ -98,15 +99,16 @@ std::string load_summary_markdown(const Repetitions& reps) {
   const auto& m = reps.front().machine();
   std::string out = fmt::format("# Load: {}\n\n", md_cell(c.label()));
   out += fmt::format(
-      "- server: {} at {} ({}), {} thread(s), io-model {}\n- Nagle: client {}, server {}\n"
+      "- server: {} at {} ({}), {} thread(s), io-model {}, {} writes\n"
+      "- Nagle: client {}, server {}\n"
       "- {} keep-alive connections, {} requests pipelined on each; requests: {}\n"
       "- {} generator thread(s); warmup {} s, measured {} s; {} repetition(s), each against a "
       "fresh server process when twinbench serve is started by the run\n"
       "- machine: {}, {} cores, {} build, twinbench {}{}\n\n",
       c.server(), c.url(), c.tls() ? "HTTPS" : "HTTP", c.server_threads(), c.io_model(),
-      c.client_nagle(), c.server_nagle(), c.clients(), c.window(), c.requests(), c.client_threads(),
-      c.warmup_s(), c.duration_s(), reps.size(), m.cpu_model(), m.cores(), m.build_type(),
-      m.twinbench_version(), m.note().empty() ? "" : "; " + m.note());
+      c.server_writes(), c.client_nagle(), c.server_nagle(), c.clients(), c.window(), c.requests(),
+      c.client_threads(), c.warmup_s(), c.duration_s(), reps.size(), m.cpu_model(), m.cores(),
+      m.build_type(), m.twinbench_version(), m.note().empty() ? "" : "; " + m.note());
   out += "| figure | median | min | max |";
   for (const auto& r : reps) out += fmt::format(" rep {} |", r.repetition());
   out += "\n|---|---:|---:|---:|";
