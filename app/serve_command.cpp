@@ -66,8 +66,9 @@ void serve_command(ServeArgs a) {
   live::LiveServer server(a.server);
   std::cerr << "twinbench serve: listening on " << server.base_url() << " (Nagle "
             << (a.server.nodelay ? "off" : "on") << ", " << a.server.threads << " thread"
-            << (a.server.threads == 1 ? "" : "s") << ", io-model " << a.io_model
-            << "); Ctrl-C stops\n";
+            << (a.server.threads == 1 ? "" : "s") << ", io-model " << a.io_model << ", "
+            << (a.server.config.coalesce_head_and_body ? "coalesced" : "split")
+            << " writes); Ctrl-C stops\n";
   if (a.ready_fd >= 0) announce_ready(a.ready_fd, server.base_url());
   server.run_foreground();
 }
