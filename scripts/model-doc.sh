@@ -3,9 +3,9 @@
 # (scenarios/profiles/lightsail-2026.textproto) and the generated results:
 #   results/calibration/calibration.md   (twinbench calibrate's report)
 #   results/reproduction/reproduction.md (twinbench reproduce's report)
-#   results/reproduction/wall-time.txt   (written by --run)
+#   results/reproduction/wall-time.txt   (written by scripts/time-reproduce.sh)
 # Usage: bash scripts/model-doc.sh [--run] [--bin build/default/twinbench]
-#   --run: first re-run `twinbench reproduce --out results/reproduction` and time it.
+#   --run: first re-run `twinbench reproduce --out results/reproduction`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=build/default/twinbench
@@ -22,11 +22,7 @@ profile=scenarios/profiles/lightsail-2026.textproto
 repro=results/reproduction/reproduction.md
 calib=results/calibration/calibration.md
 if [ "$run" = 1 ]; then
-  start=$(date +%s.%N)
   "$bin" reproduce --out results/reproduction -q > /dev/null
-  end=$(date +%s.%N)
-  printf '%.0f s wall time on %s cores (%s)\n' "$(echo "$end - $start" | bc)" "$(nproc)" "$(uname -m)" \
-    > results/reproduction/wall-time.txt
 fi
 for f in "$repro" "$calib"; do
   [ -f "$f" ] || { echo "error: $f is missing; run twinbench reproduce / calibrate first" >&2; exit 1; }
@@ -79,7 +75,7 @@ sed -e "s/@tls_max_version@/$version/" \
     }' results/reproduction/reproduction.csv
   echo
   if [ -f results/reproduction/wall-time.txt ]; then
-    echo "Reproduce time: $(cat results/reproduction/wall-time.txt)."
+    echo "Reproduce time: $(head -1 results/reproduction/wall-time.txt) (scripts/time-reproduce.sh; details in results/reproduction/wall-time.txt)."
     echo
   fi
   echo "Calibration, from \`$calib\`:"

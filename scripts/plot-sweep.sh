@@ -8,11 +8,13 @@
 #                                                  rate_mbps RATE, one panel per fps
 #   plot-sweep.sh size     CSV OUT                 median vs body_bytes per variant with the
 #                                                  chunk x fps ceiling, one panel per chunk_bytes x fps
+#   plot-sweep.sh clients  CSV OUT                 median and p99 frames vs clients per variant,
+#                                                  one panel per body size (a simulated load)
 #
 # OUT is a path without extension: OUT.png and OUT.svg are written. Columns are found by name.
 set -euo pipefail
 
-usage() { sed -n '2,12p' "$0" >&2; exit 2; }
+usage() { sed -n '2,14p' "$0" >&2; exit 2; }
 (($# >= 3)) || usage
 kind=$1 csv=$2 out=$3
 shift 3
@@ -139,6 +141,28 @@ plot for [v in '$variants'] '$tmp/$c-$f-'.v using 1:2 with linespoints title v, 
     done
   done
   render "$program" $((500 * cols)) $((380 * rows))
+  ;;
+clients)
+  (($# == 0)) || usage
+  awk_csv '{
+    if (col("median_frames") == "") return
+    print col("body_bytes"), col("variant"), col("clients"), col("median_frames"), col("p99_frames")
+  }' >"$tmp/rows"
+  [ -s "$tmp/rows" ] || { echo "plot-sweep: no rows" >&2; exit 1; }
+  bodies=$(distinct 1 "$tmp/rows") variants=$(cut -f2 "$tmp/rows" | awk '!seen[$0]++' | tr '\n' ' ')
+  awk -F'\t' '{ print $3, $4, $5 > ("'"$tmp"'/" $1 "-" $2) }' "$tmp/rows"
+  n=$(wc -w <<<"$bodies") cols=$(( n < 2 ? n : 2 )) rows=$(( (n + 1) / 2 ))
+  program="set multiplot layout $rows,$cols title 'Frames per request vs clients sharing the path (solid: median, dashed: p99)'
+set logscale x 2; set grid; set key top left; set yrange [0:*]
+set xlabel 'clients'; set ylabel 'frames'
+"
+  for b in $bodies; do
+    program+="set title '$( [ "$b" = 0 ] && echo ping || human_bytes "$b" )'
+plot for [i=1:words('$variants')] '$tmp/$b-'.word('$variants', i) using 1:2 with linespoints lc i title word('$variants', i).' median', \\
+     for [i=1:words('$variants')] '$tmp/$b-'.word('$variants', i) using 1:3 with linespoints dashtype 2 lc i title word('$variants', i).' p99'
+"
+  done
+  render "$program" 1200 $((420 * rows))
   ;;
 *) usage ;;
 esac

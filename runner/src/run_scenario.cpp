@@ -1,5 +1,6 @@
 #include "twinbench/runner/run_scenario.hpp"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -8,7 +9,9 @@
 #include "twinbench/clientcore/frame_loop.hpp"
 #include "twinbench/clientcore/http_request_model.hpp"
 #include "twinbench/clientcore/session.hpp"
+#include "twinbench/scenario/input_error.hpp"
 #include "twinbench/scenario/load.hpp"
+#include "twinbench/scenario/seeds.hpp"
 
 namespace tb::runner {
 
@@ -47,19 +50,25 @@ std::vector<Step> plan(const twinbench::Scenario& s) {
   return steps;
 }
 
+// One game client running the scenario's protocol: its frame loop, models, Sessions and script.
 class ScenarioRun {
  public:
-  ScenarioRun(const twinbench::Scenario& s, Backend& b, const RunOptions& o)
+  ScenarioRun(const twinbench::Scenario& s, Backend& b, const RunOptions& o,
+              std::uint32_t client = 0)
       : s_(s),
         b_(b),
         o_(o),
+        client_(client),
         steps_(plan(s)),
         frames_(b.scheduler, FrameLoopConfig{s.frame_caps(0), ms(s.frame_loop().frame_work_ms())}) {
     base_url_ = o.base_url.empty() ? s.target().base_url() : o.base_url;
     while (!base_url_.empty() && base_url_.back() == '/') base_url_.pop_back();
   }
 
-  twinbench::ResultSet run() {
+  std::size_t steps() const { return steps_.size(); }
+
+  // The game starts: its first frame begins now, and the script's first request in it.
+  void start() {
     results_.mutable_scenario()->CopyFrom(s_);
     auto* info = results_.mutable_run();
     info->set_backend(b_.name);
@@ -68,14 +77,24 @@ class ScenarioRun {
     info->set_server_nodelay(o_.server_nodelay);
     info->set_keep_alive(true);
     info->set_twinbench_version(TWINBENCH_VERSION);  // the CMake project's version
-
     frames_.start();
     frames_.await_process_frame([this] { start_step(); });
-    const Duration budget = o_.request_timeout * static_cast<std::int64_t>(steps_.size() + 1);
-    const bool finished = b_.run_until([this] { return next_ == steps_.size() && idle_; }, budget);
+  }
+
+  bool finished() const { return next_ == steps_.size() && idle_; }
+
+  twinbench::ResultSet stop() {
     frames_.stop();
-    if (!finished) throw std::runtime_error("the run stopped making progress");
     return std::move(results_);
+  }
+
+  twinbench::ResultSet run() {
+    start();
+    const Duration budget = o_.request_timeout * static_cast<std::int64_t>(steps_.size() + 1);
+    const bool done = b_.run_until([this] { return finished(); }, budget);
+    auto results = stop();
+    if (!done) throw std::runtime_error("the run stopped making progress");
+    return results;
   }
 
  private:
@@ -132,7 +151,9 @@ class ScenarioRun {
     RequestSpec spec;
     spec.url = base_url_ + scenario::target_path(s_, step.body_bytes);
     if (s_.download_to_file() && step.body_bytes > 0) {
-      spec.download_file = variant.name() + "-" + std::to_string(step.body_bytes) + "-" +
+      // Clients of a load download at once: each to its own files.
+      spec.download_file = (client_ > 0 ? "client" + std::to_string(client_) + "-" : "") +
+                           variant.name() + "-" + std::to_string(step.body_bytes) + "-" +
                            std::to_string(step.round) + ".bin";
     }
     const Time started = b_.scheduler.now();
@@ -212,6 +233,7 @@ class ScenarioRun {
     }
     auto* sample = results_.add_samples();
     sample->set_scenario(s_.name());
+    sample->set_client(client_);
     sample->set_variant(s_.variants(static_cast<int>(step.variant)).name());
     sample->set_fps(step.fps);
     sample->set_body_bytes(step.body_bytes);
@@ -230,6 +252,7 @@ class ScenarioRun {
   const twinbench::Scenario& s_;
   Backend& b_;
   const RunOptions& o_;
+  std::uint32_t client_;
   std::vector<Step> steps_;
   std::size_t next_ = 0;
   bool idle_ = false;
@@ -260,8 +283,60 @@ std::vector<StepKey> protocol_steps(const twinbench::Scenario& s) {
   return keys;
 }
 
+namespace {
+
+// When client `k` of a load starts its game: client 0 at once, the others at a phase within the
+// first frame drawn from the seed (game clients do not start their frames in step).
+Duration start_offset(const twinbench::Scenario& s, std::uint64_t seed, std::uint32_t k) {
+  if (k == 0) return Duration{0};
+  const std::uint32_t fps = s.frame_caps(0);
+  const Duration period = fps > 0 ? from_ms(1000.0 / fps) : ms(s.frame_loop().frame_work_ms());
+  constexpr std::uint64_t kSteps = 1'000'000;  // phases in millionths of a frame
+  const auto phase = scenario::splitmix64(seed * 1'000'003u + k) % kSteps;
+  return period * static_cast<std::int64_t>(phase) / static_cast<std::int64_t>(kSteps);
+}
+
+// Several game clients on one backend, all at once; their samples in client order.
+twinbench::ResultSet run_clients(const twinbench::Scenario& s, Backend& b, const RunOptions& o,
+                                 std::uint32_t clients) {
+  if (b.name != "sim")
+    throw InputError("scenario.clients: " + std::to_string(clients) +
+                     " clients run in simulation only (--backend sim); for a live load on a "
+                     "server use `twinbench load`");
+  // Progress counts every client's samples.
+  RunOptions each = o;
+  std::size_t recorded = 0;
+  const std::size_t total = protocol_steps(s).size() * clients;
+  if (o.on_sample)
+    each.on_sample = [&](const twinbench::Sample& sample, std::size_t, std::size_t) {
+      o.on_sample(sample, ++recorded, total);
+    };
+  std::vector<std::unique_ptr<ScenarioRun>> runs;
+  for (std::uint32_t k = 0; k < clients; ++k)
+    runs.push_back(std::make_unique<ScenarioRun>(s, b, each, k));
+  const Time now = b.scheduler.now();
+  for (std::uint32_t k = 0; k < clients; ++k)
+    b.scheduler.schedule_at(now + start_offset(s, o.seed, k),
+                            [run = runs[k].get()] { run->start(); });
+  const Duration budget = o.request_timeout * static_cast<std::int64_t>(runs[0]->steps() + 2);
+  const bool done = b.run_until(
+      [&] { return std::all_of(runs.begin(), runs.end(), [](auto& r) { return r->finished(); }); },
+      budget);
+  twinbench::ResultSet merged = runs[0]->stop();
+  for (std::uint32_t k = 1; k < clients; ++k) {
+    auto results = runs[k]->stop();
+    for (auto& sample : *results.mutable_samples()) *merged.add_samples() = std::move(sample);
+  }
+  if (!done) throw std::runtime_error("the run stopped making progress");
+  return merged;
+}
+
+}  // namespace
+
 twinbench::ResultSet run_scenario(const twinbench::Scenario& scenario, Backend& backend,
                                   const RunOptions& options) {
+  const std::uint32_t clients = scenario.has_clients() ? scenario.clients() : 1;
+  if (clients > 1) return run_clients(scenario, backend, options, clients);
   return ScenarioRun(scenario, backend, options).run();
 }
 

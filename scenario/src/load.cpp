@@ -26,6 +26,7 @@ constexpr std::string_view kDefaultPingPath = "/api/benchmark/ping/";
 constexpr std::string_view kDefaultDownloadTemplate = "/api/benchmark/download/{bytes}/";
 constexpr double kDefaultWorkerSleepMs = 1.0;
 constexpr std::uint32_t kMaxFrameCap = 1000;
+constexpr std::uint32_t kMaxClients = 1024;  // one client node's ephemeral ports and a sane run
 constexpr std::uint32_t kMinChunk = 256;
 constexpr std::uint32_t kMaxChunk = 16u << 20;
 
@@ -249,6 +250,9 @@ void check(const Scenario& s, const std::string& origin, const TextFormat::Parse
                 root.field("download_chunk_size"),
                 fmt::format("{} to {} bytes", kMinChunk, kMaxChunk),
                 fmt::format("{}", s.download_chunk_size()));
+  check.require(!s.has_clients() || (s.clients() >= 1 && s.clients() <= kMaxClients),
+                root.field("clients"), fmt::format("1 to {} clients", kMaxClients),
+                fmt::format("{}", s.clients()));
   check.require(twinbench::RequestStart_IsValid(s.request_start()), root.field("request_start"),
                 "AFTER_COMPLETION or NEXT_PROCESS_FRAME", std::to_string(s.request_start()));
   check.require(

@@ -12,7 +12,16 @@ SimulationScope::SimulationScope(std::uint64_t seed) {
   ns3::RngSeedManager::SetRun(seed);
 }
 
-SimulationScope::~SimulationScope() { ns3::Simulator::Destroy(); }
+namespace {
+std::uint64_t events_of_ended_simulations = 0;  // a process runs one simulation at a time
+}  // namespace
+
+SimulationScope::~SimulationScope() {
+  events_of_ended_simulations += ns3::Simulator::GetEventCount();
+  ns3::Simulator::Destroy();
+}
+
+std::uint64_t events_executed_in_process() { return events_of_ended_simulations; }
 
 Time NsScheduler::now() const { return Time(ns3::Simulator::Now().GetNanoSeconds()); }
 

@@ -16,17 +16,13 @@
 #include "twinbench/parallel/task_channels.hpp"
 #include "twinbench/clientcore/url.hpp"
 #include "twinbench/scenario/load.hpp"
+#include "twinbench/scenario/seeds.hpp"
 
 namespace tb::sim {
 
 namespace {
 
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
+using scenario::splitmix64;
 
 class CountingSink : public BodySink {
  public:
@@ -174,7 +170,9 @@ std::vector<Part> split_into_parts(const twinbench::Scenario& s, bool whole_run)
   }
   std::vector<Part> parts;
   for (auto& scenario : per_cap) {
-    if (whole_run || fresh.empty() || s.variants_size() < 2) {
+    // Several clients share the path at once: their variants cannot be simulated apart.
+    const bool clients_share_the_path = s.has_clients() && s.clients() > 1;
+    if (whole_run || clients_share_the_path || fresh.empty() || s.variants_size() < 2) {
       parts.push_back(Part{std::move(scenario), std::nullopt, {}});
       continue;
     }
@@ -269,8 +267,9 @@ double simulated_bytes(const Simulation& simulation) {
   for (const auto bytes : s.body_bytes()) per_round += static_cast<double>(bytes) + 65536.0;
   const auto elsewhere =
       simulation.options.elsewhere ? simulation.options.elsewhere->variants.size() : 0;
+  const double clients = s.has_clients() ? s.clients() : 1;
   return per_round * static_cast<double>(s.variants_size() - elsewhere) * s.frame_caps_size() *
-         (s.runs() + s.warmups());
+         (s.runs() + s.warmups()) * clients;
 }
 
 // What a simulation holds up: its own cost and the costliest chain of simulations waiting for it.

@@ -95,6 +95,11 @@ const std::vector<AxisDef>& axis_defs() {
          s.clear_frame_caps();
          s.add_frame_caps(static_cast<std::uint32_t>(v.number));
        }},
+      {"clients", "clients", kPlain, false, true, [](double v) { return v >= 1 && v <= 1024; },
+       "a number of clients from 1 to 1024",
+       [](Scenario& s, const AxisValue& v) {
+         s.set_clients(static_cast<std::uint32_t>(v.number));
+       }},
       {"chunk", "chunk_bytes", kBytes, false, true,
        [](double v) { return v >= 256 && v <= (16 << 20); },
        "a download chunk size from 256 B to 16 MiB",
@@ -362,8 +367,9 @@ bool is_cell_column(const Axis& axis) {
 std::pair<std::string, std::string> sweep_tables(const std::vector<Axis>& axes,
                                                  const std::vector<Point>& points,
                                                  const std::vector<twinbench::ResultSet>& results) {
-  static constexpr std::string_view kStats[] = {"median_ms", "q1_ms",  "q3_ms",  "min_ms",
-                                                "max_ms",    "p95_ms", "p99_ms", "median_frames"};
+  static constexpr std::string_view kStats[] = {"median_ms", "q1_ms",         "q3_ms",
+                                                "min_ms",    "max_ms",        "p95_ms",
+                                                "p99_ms",    "median_frames", "p99_frames"};
   std::string csv = "point";
   for (const Axis& axis : axes)
     if (!is_cell_column(axis)) csv += "," + axis.column;
@@ -390,9 +396,9 @@ std::pair<std::string, std::string> sweep_tables(const std::vector<Axis>& axes,
       std::vector<std::string> stats(std::size(kStats));
       if (!cell.elapsed_ms.empty()) {
         const auto ms = scenario::summarize(cell.elapsed_ms);
-        const double values[] = {
-            ms.median, ms.q1,  ms.q3,  ms.min,
-            ms.max,    ms.p95, ms.p99, scenario::summarize(cell.frames).median};
+        const auto frames = scenario::summarize(cell.frames);
+        const double values[] = {ms.median, ms.q1,  ms.q3,         ms.min,    ms.max,
+                                 ms.p95,    ms.p99, frames.median, frames.p99};
         for (std::size_t k = 0; k < stats.size(); ++k) stats[k] = fmt::format("{:.3f}", values[k]);
       }
       for (std::size_t k = 0; k < stats.size(); ++k) fields.emplace_back(kStats[k], stats[k]);

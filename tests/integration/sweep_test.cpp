@@ -153,7 +153,7 @@ TEST_F(Sweep, OutputIsByteIdenticalForJobsAndMergedShards) {
   EXPECT_EQ(header,
             "point,rtt_ms,rate_mbps,loss,fps,body_bytes,variant,runs,failures,median_ms,q1_ms,q3_"
             "ms,min_ms,max_ms,"
-            "p95_ms,p99_ms,median_frames");
+            "p95_ms,p99_ms,median_frames,p99_frames");
   EXPECT_EQ(std::count(first.first.begin(), first.first.end(), '\n'), 1 + 8 * 4);
   EXPECT_EQ(std::count(first.second.begin(), first.second.end(), '\n'), 8 * 4);
   EXPECT_NE(
@@ -162,6 +162,43 @@ TEST_F(Sweep, OutputIsByteIdenticalForJobsAndMergedShards) {
       << first.second;
   EXPECT_EQ(outputs("j2"), first);
   EXPECT_EQ(outputs("merged"), first);
+}
+
+// A simulated load over the number of clients: every client's samples count in its cells, and the
+// output does not depend on how many points run at once.
+TEST_F(Sweep, AClientsAxisLoadsThePathAndIsByteIdenticalForJobs) {
+  const std::vector<std::string> args = {
+      "sweep",  scenario().string(), "--axis", "rtt=40ms", "--axis", "rate=10Mbit",
+      "--axis", "clients=1,3",       "--seed", "5",        "-q"};
+  std::string err;
+  ASSERT_EQ(run(with(args, {"--out", (dir_ / "c1").string(), "--jobs", "1"}), &err), 0) << err;
+  ASSERT_EQ(run(with(args, {"--out", (dir_ / "c2").string(), "--jobs", "2"}), &err), 0) << err;
+  const auto csv = outputs("c1").first;
+  EXPECT_EQ(outputs("c2"), outputs("c1"));
+  // Rows: point,rtt_ms,rate_mbps,clients,fps,body_bytes,variant,runs,failures,...
+  std::map<std::string, std::pair<int, double>> runs_and_median;  // "clients/variant/bytes"
+  std::istringstream lines(csv);
+  std::string line;
+  std::getline(lines, line);
+  EXPECT_NE(line.find(",clients,"), std::string::npos) << line;
+  while (std::getline(lines, line)) {
+    std::vector<std::string> f;
+    std::istringstream fields(line);
+    for (std::string x; std::getline(fields, x, ',');) f.push_back(x);
+    ASSERT_GE(f.size(), 17u) << line;
+    EXPECT_EQ(f[8], "0") << "failures: " << line;
+    runs_and_median[f[3] + "/" + f[6] + "/" + f[5]] = {std::stoi(f[7]), std::stod(f[9])};
+  }
+  for (const char* cell : {"c3_coop/65536", "nat_coop/65536", "c3_coop/0"}) {
+    const auto one = runs_and_median.at(std::string("1/") + cell);
+    const auto three = runs_and_median.at(std::string("3/") + cell);
+    EXPECT_EQ(one.first, 2) << cell;
+    EXPECT_EQ(three.first, 6) << cell << ": three clients' runs";
+  }
+  // 64 KiB downloads at 10 Mbit/s: three clients share the downlink whenever their requests
+  // overlap (how much is tests/sim/clients_test.cpp's).
+  EXPECT_GT(runs_and_median.at("3/nat_coop/65536").second,
+            runs_and_median.at("1/nat_coop/65536").second);
 }
 
 TEST_F(Sweep, ResumesWithoutRedoingFinishedPoints) {

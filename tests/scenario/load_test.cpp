@@ -165,6 +165,11 @@ TEST(LoadScenario, ZeroRuns) {
             data("zero_runs") + ":8: runs: expected a positive integer, got 0");
 }
 
+TEST(LoadScenario, TooManyClients) {
+  EXPECT_EQ(load_error(data("too_many_clients")),
+            data("too_many_clients") + ":8: clients: expected 1 to 1024 clients, got 5000");
+}
+
 TEST(LoadScenario, DuplicateVariantName) {
   const auto e = load_error(data("duplicate_variant"));
   EXPECT_THAT(e, StartsWith(data("duplicate_variant") +
