@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates results/load/: the live load matrix (docs/load.md). twinbench serve over HTTP and
+# Regenerates results/load/live/: the live load matrix (docs/load.md). twinbench serve over HTTP and
 # HTTPS x shared 1/2/4 threads and sharded 4 x Nagle on/off x split/coalesced writes, and nginx
 # (Debian's nginx-light with libnginx-mod-http-echo, 1/2/4 workers) serving POST /echo beside it;
 # each cell 3 repetitions of 16 clients x window 16 x a 1024-byte POST, warmup 0.25 s, 1 s
@@ -24,7 +24,7 @@ done
 
 twinbench=build/default/twinbench
 [ -x "$twinbench" ] || { echo "build first: cmake --preset default && cmake --build --preset default" >&2; exit 2; }
-out=results/load
+out=results/load/live
 repeat=3 duration=1 warmup=0.25
 if [ "$quick" = 1 ]; then out=out/load-matrix repeat=1 duration=0.2 warmup=0.05; fi
 work=$(mktemp -d)
