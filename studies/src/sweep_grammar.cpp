@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "twinbench/scenario/load.hpp"
 #include "twinbench/scenario/text.hpp"
 
 namespace tb::studies {
