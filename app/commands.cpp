@@ -6,9 +6,16 @@
 
 #include <CLI/CLI.hpp>
 
+#include "twinbench/parallel/stop_signals.hpp"
 #include "twinbench/scenario/input_error.hpp"
 
 namespace tb::app {
+
+void stop_on_signals(const std::function<void()>& work) {
+  const parallel::StopOnSignals stop;
+  work();
+  parallel::throw_if_stopped();  // a signal after the work: the output is complete, still report it
+}
 
 unsigned all_cores() { return std::max(1u, std::thread::hardware_concurrency()); }
 
@@ -29,6 +36,9 @@ int main_with_args(const std::vector<std::string>& args) {
     for (const Command& c : commands)
       if (*c.cli) c.run();
     return 0;
+  } catch (const parallel::Interrupted& e) {
+    std::cerr << "error: " << e.what() << ": workers stopped, no partial file left\n";
+    return 128 + e.signal();
   } catch (const InputError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;

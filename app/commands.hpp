@@ -11,7 +11,7 @@ class App;
 namespace tb::app {
 
 // Exit codes: 0 success, 1 the run failed, 2 bad input (command line, a file, or something the
-// command needs from the machine: tb::InputError).
+// command needs from the machine: tb::InputError), 130 or 143 stopped by SIGINT or SIGTERM.
 int main_with_args(const std::vector<std::string>& args);
 
 // One subcommand: registered on the parser, run when parsing chose it. A command reports failure
@@ -31,6 +31,11 @@ Command add_compare_command(CLI::App& app);
 Command add_calibrate_command(CLI::App& app);
 Command add_sweep_command(CLI::App& app);
 Command add_merge_command(CLI::App& app);
+
+// Runs a command's work with SIGINT and SIGTERM turned into a clean stop: the worker processes
+// killed and reaped, temporary files removed, nothing written, exit 128 + the signal
+// (parallel/stop_signals.hpp). For the commands whose work runs in the worker pool.
+void stop_on_signals(const std::function<void()>& work);
 
 // Default of every --jobs option: all cores.
 unsigned all_cores();

@@ -56,7 +56,7 @@ Command add_reproduce_command(CLI::App& app) {
   cmd->add_option(
       "--runs", a->runs,
       "Measured rounds per cell instead of the published 25 (quicker; said in the report)");
-  return {cmd, [a] { reproduce_command(*a, /*published=*/true); }};
+  return {cmd, [a] { stop_on_signals([&] { reproduce_command(*a, /*published=*/true); }); }};
 }
 
 Command add_validate_command(CLI::App& app) {
@@ -70,7 +70,7 @@ Command add_validate_command(CLI::App& app) {
   cmd->add_option(
       "--runs", a->runs,
       "Measured rounds per cell instead of the protocol's (quicker; said in the report)");
-  return {cmd, [a] { reproduce_command(*a, /*published=*/false); }};
+  return {cmd, [a] { stop_on_signals([&] { reproduce_command(*a, /*published=*/false); }); }};
 }
 
 }  // namespace tb::app

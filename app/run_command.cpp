@@ -182,7 +182,15 @@ Command add_run_command(CLI::App& app) {
       "sim: simulate the interleaved run as one simulation per Session scope, not split into "
       "simulations per variant (slower; to check the split on a scenario)");
   cmd->add_option("--tls-ca", a->tls_ca, "PEM file of the roots to trust for an https --server");
-  return {cmd, [a] { run_command(*a); }};
+  // Simulated runs go through the worker pool, which stops cleanly on a signal; live and emulated
+  // runs keep the signals' default actions.
+  return {cmd, [a] {
+            if (a->backend == "sim") {
+              stop_on_signals([&] { run_command(*a); });
+            } else {
+              run_command(*a);
+            }
+          }};
 }
 
 }  // namespace tb::app

@@ -56,7 +56,7 @@ Command add_calibrate_command(CLI::App& app) {
   cmd->add_option("--out", a->out, "The fitted profile (textproto)")->capture_default_str();
   cmd->add_option("--jobs,-j", a->jobs, "Simulations run at once")->check(CLI::Range(1u, 256u));
   cmd->add_flag("--quiet,-q", a->quiet, "No progress on stderr");
-  return {cmd, [a] { studies::calibrate_command(*a); }};
+  return {cmd, [a] { stop_on_signals([&] { studies::calibrate_command(*a); }); }};
 }
 
 Command add_sweep_command(CLI::App& app) {
@@ -79,7 +79,7 @@ Command add_sweep_command(CLI::App& app) {
                   "I/N: run only the points whose index % N == I (0 <= I < N)");
   cmd->add_option("--limit", a->limit, "Run at most this many points now; a re-run resumes");
   cmd->add_flag("--quiet,-q", a->quiet, "No progress bar");
-  return {cmd, [a] { studies::sweep_command(*a); }};
+  return {cmd, [a] { stop_on_signals([&] { studies::sweep_command(*a); }); }};
 }
 
 Command add_merge_command(CLI::App& app) {

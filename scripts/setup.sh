@@ -13,6 +13,7 @@ packages=(
   gnuplot-nox                       # plots
   parallel                          # sweep shards in the tests (GNU parallel)
   iproute2                          # the emulated path configures its namespaces with ip
+  clang-14 libfuzzer-14-dev         # fuzz targets (the `fuzz` preset, scripts/fuzz.sh)
 )
 missing=()
 for p in "${packages[@]}"; do

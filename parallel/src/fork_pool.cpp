@@ -1,5 +1,7 @@
 #include "twinbench/parallel/fork_pool.hpp"
 
+#include "twinbench/parallel/stop_signals.hpp"
+
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -8,11 +10,35 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <chrono>
 #include <map>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 namespace tb::parallel {
+
+namespace {
+
+// Waits for any child to end: its pid and wait status, polling so that a stop request (a signal)
+// is seen within a few milliseconds whatever the children do.
+std::pair<pid_t, int> wait_for_a_child(const std::function<void()>& while_waiting) {
+  while (true) {
+    throw_if_stopped();
+    int status = 0;
+    const pid_t pid = ::waitpid(-1, &status, WNOHANG);
+    if (pid < 0 && errno == EINTR) continue;
+    if (pid < 0) throw std::runtime_error("waitpid failed");
+    if (pid > 0) return {pid, status};
+    if (while_waiting) {
+      while_waiting();
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+}
+
+}  // namespace
 
 std::optional<std::size_t> run_forked(
     std::size_t count, unsigned jobs, const std::function<int(std::size_t)>& task,
@@ -22,6 +48,7 @@ std::optional<std::size_t> run_forked(
   std::map<pid_t, std::size_t> running;
   std::optional<std::size_t> failed;
   std::vector<bool> launched(count, false);
+  const pid_t parent = ::getpid();
   const auto launch = [&](std::size_t i) {
     // A child must not inherit (and later flush a second time) what the parent has buffered.
     std::cout.flush();
@@ -30,6 +57,7 @@ std::optional<std::size_t> run_forked(
     const pid_t pid = ::fork();
     if (pid < 0) throw std::runtime_error("fork failed");
     if (pid == 0) {
+      if (!become_worker(parent)) std::_Exit(1);
       int code = 1;
       try {
         code = task(i);
@@ -48,8 +76,8 @@ std::optional<std::size_t> run_forked(
   const auto advance = [&] {
     while (next < count && launched[next]) ++next;
   };
-  // If anything here throws (fork, waitpid, a callback), the children still running are stopped
-  // and reaped: none outlives the call, which may then remove what they use.
+  // If anything here throws (fork, waitpid, a callback, a stop request), the children still
+  // running are stopped and reaped: none outlives the call, which may then remove what they use.
   struct StopRunning {
     std::map<pid_t, std::size_t>& running;
     ~StopRunning() {
@@ -62,6 +90,7 @@ std::optional<std::size_t> run_forked(
     }
   } stop_running{running};
   while (true) {
+    throw_if_stopped();
     for (advance(); !failed && running.size() < jobs && next < count; advance()) {
       const std::size_t i = next;
       launch(i);
@@ -72,11 +101,9 @@ std::optional<std::size_t> run_forked(
       }
     }
     if (running.empty()) break;  // all done, or a failure stopped the launches
-    int status = 0;
-    pid_t pid;
-    while ((pid = ::waitpid(-1, &status, while_waiting ? WNOHANG : 0)) == 0) while_waiting();
-    if (pid < 0 && errno == EINTR) continue;
-    if (pid < 0) throw std::runtime_error("waitpid failed");
+    const auto [pid, status] = wait_for_a_child(while_waiting);
+    // A child killed by the same signal (Ctrl-C reaches the whole process group) is no failure.
+    throw_if_stopped();
     const auto it = running.find(pid);
     if (it == running.end()) continue;  // not one of ours
     const std::size_t index = it->second;

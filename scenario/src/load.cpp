@@ -1,5 +1,6 @@
 #include "twinbench/scenario/load.hpp"
 
+#include "twinbench/scenario/profile.hpp"
 #include "twinbench/scenario/text.hpp"
 
 #include <google/protobuf/io/tokenizer.h>
@@ -25,7 +26,6 @@ using twinbench::Scenario;
 constexpr std::string_view kDefaultPingPath = "/api/benchmark/ping/";
 constexpr std::string_view kDefaultDownloadTemplate = "/api/benchmark/download/{bytes}/";
 constexpr double kDefaultWorkerSleepMs = 1.0;
-constexpr std::uint32_t kMaxFrameCap = 1000;
 constexpr std::uint32_t kMaxClients = 1024;  // one client node's ephemeral ports and a sane run
 constexpr std::uint32_t kMinChunk = 256;
 constexpr std::uint32_t kMaxChunk = 16u << 20;
@@ -99,7 +99,53 @@ class Checker {
   const std::string& origin_;
 };
 
-std::string quoted(const std::string& s) { return fmt::format("\"{}\"", s); }
+std::string quoted(const std::string& s) { return fmt::format("\"{}\"", printable(s)); }
+
+// An enum value's name, or its number when it has none (proto3 keeps unknown numbers).
+template <class Enum>
+std::string enum_text(Enum value) {
+  const auto* known = google::protobuf::GetEnumDescriptor<Enum>()->FindValueByNumber(value);
+  return known ? known->name() : std::to_string(static_cast<int>(value));
+}
+
+// Structurally valid UTF-8: each lead byte followed by its continuation bytes.
+bool is_utf8(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const auto lead = static_cast<unsigned char>(s[i]);
+    const std::size_t length = lead < 0x80             ? 1
+                               : (lead & 0xe0) == 0xc0 ? 2
+                               : (lead & 0xf0) == 0xe0 ? 3
+                               : (lead & 0xf8) == 0xf0 ? 4
+                                                       : 0;
+    if (length == 0 || i + length > s.size()) return false;
+    for (std::size_t k = 1; k < length; ++k)
+      if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return false;
+    i += length;
+  }
+  return true;
+}
+
+// Every string field, at any depth, holds UTF-8 (proto3 requires it; the reports are JSON).
+void check_utf8(const Checker& check, const Node& node, const google::protobuf::Message& m) {
+  const auto* reflection = m.GetReflection();
+  std::vector<const google::protobuf::FieldDescriptor*> fields;
+  reflection->ListFields(m, &fields);
+  for (const auto* fd : fields) {
+    const int count = fd->is_repeated() ? reflection->FieldSize(m, fd) : 1;
+    for (int i = 0; i < count; ++i) {
+      const int index = fd->is_repeated() ? i : -1;
+      if (fd->type() == google::protobuf::FieldDescriptor::TYPE_STRING) {
+        const std::string s = fd->is_repeated() ? reflection->GetRepeatedString(m, fd, i)
+                                                : reflection->GetString(m, fd);
+        check.require(is_utf8(s), node.field(fd->name(), index), "UTF-8 text", quoted(s));
+      } else if (fd->type() == google::protobuf::FieldDescriptor::TYPE_MESSAGE) {
+        check_utf8(check, node.child(fd->name(), index),
+                   fd->is_repeated() ? reflection->GetRepeatedMessage(m, fd, i)
+                                     : reflection->GetMessage(m, fd));
+      }
+    }
+  }
+}
 
 bool is_identifier(const std::string& s, bool upper_and_punct) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [&](char c) {
@@ -182,17 +228,17 @@ void check_tls(const Checker& check, const Node& node, const Scenario& s) {
                 "a tls section only with an https:// or empty target.base_url", quoted(url));
   const auto check_version = [&](std::string_view name, twinbench::TlsVersion v) {
     check.require(v == twinbench::TLS1_2 || v == twinbench::TLS1_3, node.field(name),
-                  "TLS1_2 or TLS1_3", twinbench::TlsVersion_Name(v));
+                  "TLS1_2 or TLS1_3", enum_text(v));
   };
   check_version("min_version", t.min_version());
   check_version("max_version", t.max_version());
   check.require(t.min_version() <= t.max_version(), node.field("max_version"),
-                "a version >= min_version " + twinbench::TlsVersion_Name(t.min_version()),
-                twinbench::TlsVersion_Name(t.max_version()));
+                "a version >= min_version " + enum_text(t.min_version()),
+                enum_text(t.max_version()));
   check.require(s.engine() != twinbench::GODOT3 || t.max_version() == twinbench::TLS1_2,
                 node.field("max_version"),
                 "TLS1_2 with engine GODOT3 (mbedTLS 2.16 has no TLS 1.3)",
-                twinbench::TlsVersion_Name(t.max_version()));
+                enum_text(t.max_version()));
   check.require(t.key_type() >= twinbench::RSA_2048 && t.key_type() <= twinbench::ECDSA_P256,
                 node.field("key_type"), "RSA_2048, RSA_4096, ED25519 or ECDSA_P256",
                 fmt::format("{}", static_cast<int>(t.key_type())));
@@ -203,16 +249,33 @@ void check_tls(const Checker& check, const Node& node, const Scenario& s) {
   check_ms(check, node.field("handshake_cpu_ms"), t.handshake_cpu_ms());
 }
 
+// Runs and warmups within bounds, alone and over every cell: a run's time and memory grow with
+// its samples.
+void check_rounds(const Checker& check, const Node& root, const Scenario& s) {
+  const auto rounds = fmt::format("1 to {} rounds", kMaxRounds);
+  check.require(s.runs() >= 1 && s.runs() <= kMaxRounds, root.field("runs"), rounds,
+                fmt::format("{}", s.runs()));
+  check.require(s.warmups() <= kMaxRounds, root.field("warmups"),
+                fmt::format("0 to {} rounds", kMaxRounds), fmt::format("{}", s.warmups()));
+  const std::uint64_t cells = static_cast<std::uint64_t>(s.variants_size()) *
+                              static_cast<std::uint64_t>(s.frame_caps_size()) *
+                              static_cast<std::uint64_t>(s.body_bytes_size());
+  const std::uint64_t samples = cells * (std::uint64_t{s.runs()} + s.warmups());
+  check.require(samples <= kMaxSamples, root.field("runs"),
+                fmt::format("at most {} samples in all (cells x (runs + warmups))", kMaxSamples),
+                fmt::format("{} cells x ({} + {}) = {}", cells, s.runs(), s.warmups(), samples));
+}
+
 // Checks a scenario whose defaults have been applied.
 void check(const Scenario& s, const std::string& origin, const TextFormat::ParseInfoTree* tree) {
   const Checker check(origin);
   const Node root{Scenario::descriptor(), tree, "", -1};
 
+  check_utf8(check, root, s);
   check.require(is_identifier(s.name(), true), root.field("name"),
                 "a non-empty name of letters, digits, '_', '-' or '.'", quoted(s.name()));
   check.require(s.engine() == twinbench::GODOT4 || s.engine() == twinbench::GODOT3,
-                root.field("engine"), "GODOT4 or GODOT3",
-                twinbench::EngineProfile_Name(s.engine()));
+                root.field("engine"), "GODOT4 or GODOT3", enum_text(s.engine()));
 
   check.require(s.variants_size() > 0, root.field("variants"), "at least one variant", "none");
   for (int i = 0; i < s.variants_size(); ++i) {
@@ -226,11 +289,10 @@ void check(const Scenario& s, const std::string& origin, const TextFormat::Parse
                    fmt::format("a unique variant name (variants[{}] is also named so)", j),
                    quoted(v.name()));
     check.require(v.client() == twinbench::HTTP_REQUEST || v.client() == twinbench::C3HTTP,
-                  node.field("client"), "HTTP_REQUEST or C3HTTP",
-                  twinbench::ClientKind_Name(v.client()));
+                  node.field("client"), "HTTP_REQUEST or C3HTTP", enum_text(v.client()));
     check.require(!v.session() || v.client() == twinbench::C3HTTP, node.field("session"),
                   "session only with client C3HTTP (HTTPRequest has no session pool)",
-                  "session: true with client " + twinbench::ClientKind_Name(v.client()));
+                  "session: true with client " + enum_text(v.client()));
   }
 
   check.require(s.frame_caps_size() > 0, root.field("frame_caps"),
@@ -242,10 +304,11 @@ void check(const Scenario& s, const std::string& origin, const TextFormat::Parse
   check_unique(check, root, "frame_caps", s.frame_caps());
   check.require(s.body_bytes_size() > 0, root.field("body_bytes"),
                 "at least one body size (0 = ping)", "none");
+  for (int i = 0; i < s.body_bytes_size(); ++i)
+    check.require(s.body_bytes(i) <= kMaxBodyBytes, root.field("body_bytes", i),
+                  "a body size from 0 (ping) to 16 GiB", fmt::format("{}", s.body_bytes(i)));
   check_unique(check, root, "body_bytes", s.body_bytes());
-
-  check.require(s.runs() >= 1, root.field("runs"), "a positive integer",
-                fmt::format("{}", s.runs()));
+  check_rounds(check, root, s);
   check.require(s.download_chunk_size() >= kMinChunk && s.download_chunk_size() <= kMaxChunk,
                 root.field("download_chunk_size"),
                 fmt::format("{} to {} bytes", kMinChunk, kMaxChunk),
@@ -254,11 +317,10 @@ void check(const Scenario& s, const std::string& origin, const TextFormat::Parse
                 root.field("clients"), fmt::format("1 to {} clients", kMaxClients),
                 fmt::format("{}", s.clients()));
   check.require(twinbench::RequestStart_IsValid(s.request_start()), root.field("request_start"),
-                "AFTER_COMPLETION or NEXT_PROCESS_FRAME", std::to_string(s.request_start()));
+                "AFTER_COMPLETION or NEXT_PROCESS_FRAME", enum_text(s.request_start()));
   check.require(
       s.session_scope() == twinbench::PER_FRAME_CAP || s.session_scope() == twinbench::PER_SCENARIO,
-      root.field("session_scope"), "PER_FRAME_CAP or PER_SCENARIO",
-      twinbench::SessionScope_Name(s.session_scope()));
+      root.field("session_scope"), "PER_FRAME_CAP or PER_SCENARIO", enum_text(s.session_scope()));
 
   const Node target = root.child("target");
   const auto& url = s.target().base_url();
@@ -314,21 +376,68 @@ void validate_scenario(const Scenario& scenario, const std::string& origin) {
   check(copy, origin, nullptr);
 }
 
-Scenario parse_scenario(std::string_view text, const std::string& origin) {
+void parse_textproto(std::string_view text, const std::string& origin,
+                     google::protobuf::Message& message, TextFormat::ParseInfoTree* tree) {
   if (text.size() > static_cast<std::size_t>(INT_MAX))
     throw ScenarioError(origin + ": file too large");
-  Scenario s;
   FirstError errors(origin);
-  TextFormat::ParseInfoTree tree;
   TextFormat::Parser parser;
   parser.RecordErrorsTo(&errors);
-  parser.WriteLocationsTo(&tree);
+  parser.WriteLocationsTo(tree);
   google::protobuf::io::ArrayInputStream input(text.data(), static_cast<int>(text.size()));
-  if (!parser.Parse(&input, &s))
+  if (!parser.Parse(&input, &message))
     throw ScenarioError(errors.first().empty() ? origin + ": cannot parse" : errors.first());
+}
+
+namespace {
+
+// The text parsed, with each field's location; throws the parser's first error.
+Scenario parse_text(std::string_view text, const std::string& origin,
+                    TextFormat::ParseInfoTree& tree) {
+  Scenario s;
+  parse_textproto(text, origin, s, &tree);
+  return s;
+}
+
+}  // namespace
+
+Scenario parse_scenario(std::string_view text, const std::string& origin) {
+  TextFormat::ParseInfoTree tree;
+  Scenario s = parse_text(text, origin, tree);
   apply_defaults(s);
   check(s, origin, &tree);
   return s;
+}
+
+Scenario parse_profile(const std::string& text, const std::string& origin) {
+  TextFormat::ParseInfoTree tree;
+  Scenario profile = parse_text(text, origin, tree);
+  if (profile.name().empty())
+    throw ScenarioError(origin + ": name: expected the profile's name, got none");
+  // What a profile lays over a scenario is checked as part of one, with the profile's lines: the
+  // cells, which a profile does not have, are stand-ins that pass.
+  Scenario checked = profile;
+  if (checked.variants_size() == 0) checked.add_variants()->set_client(twinbench::HTTP_REQUEST);
+  if (checked.variants(0).name().empty()) checked.mutable_variants(0)->set_name("profile");
+  if (checked.frame_caps_size() == 0) checked.add_frame_caps(60);
+  if (checked.body_bytes_size() == 0) checked.add_body_bytes(0);
+  if (checked.runs() == 0) checked.set_runs(1);
+  apply_defaults(checked);
+  check(checked, origin, &tree);
+  return profile;
+}
+
+int field_line(std::string_view text, std::string_view field, int index) {
+  TextFormat::ParseInfoTree tree;
+  try {
+    parse_text(text, "", tree);
+  } catch (const ScenarioError&) {
+    return -1;
+  }
+  const auto* fd = Scenario::descriptor()->FindFieldByName(std::string(field));
+  if (fd == nullptr) return -1;
+  const int line = tree.GetLocation(fd, index).line;
+  return line >= 0 ? line + 1 : -1;
 }
 
 Scenario load_scenario(const std::filesystem::path& file) {

@@ -1,6 +1,8 @@
 #include "twinbench/scenario/measured_csv.hpp"
 
+#include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <cmath>
 #include <map>
 #include <sstream>
@@ -8,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "twinbench/scenario/input_error.hpp"
+#include "twinbench/scenario/load.hpp"
 #include "twinbench/scenario/report.hpp"
 #include "twinbench/scenario/text.hpp"
 
@@ -27,15 +30,29 @@ T number(const std::string& text, const std::string& where, const std::string& c
   T value{};
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
-    throw InputError(fmt::format("{}: {}: expected a number, got '{}'", where, column, text));
+    throw InputError(
+        fmt::format("{}: {}: expected a number, got '{}'", where, column, printable(text)));
   }
   if constexpr (std::is_floating_point_v<T>) {
     if (!std::isfinite(value) || value < 0) {
-      throw InputError(
-          fmt::format("{}: {}: expected a finite number >= 0, got '{}'", where, column, text));
+      throw InputError(fmt::format("{}: {}: expected a finite number >= 0, got '{}'", where, column,
+                                   printable(text)));
     }
   }
   return value;
+}
+
+// The header's column indices by name; a name given twice is an error (which of the two would be
+// read?).
+std::map<std::string, int> header_columns(const std::vector<std::string>& names,
+                                          const std::string& where) {
+  std::map<std::string, int> columns;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (!columns.emplace(names[i], static_cast<int>(i)).second)
+      throw InputError(fmt::format("{}: header: expected distinct column names, got '{}' twice",
+                                   where, printable(names[i])));
+  }
+  return columns;
 }
 
 }  // namespace
@@ -55,11 +72,11 @@ std::vector<MeasuredCell> parse_measured_csv(std::string_view text, const std::s
     if (line.empty() || line == "\r" || line.front() == '#') continue;
     const auto fields = csv_fields(line);
     if (columns.empty()) {
-      for (std::size_t i = 0; i < fields.size(); ++i) columns[fields[i]] = static_cast<int>(i);
+      columns = header_columns(fields, where);
       for (const auto& name : required) {
         if (!columns.count(name)) {
           throw InputError(fmt::format("{}: header: expected a column '{}' (columns {}), got '{}'",
-                                       where, name, fmt::join(required, ","), line));
+                                       where, name, fmt::join(required, ","), printable(line)));
         }
       }
       continue;
@@ -78,7 +95,15 @@ std::vector<MeasuredCell> parse_measured_csv(std::string_view text, const std::s
     if (c.scenario.empty()) throw InputError(where + ": scenario: expected a name, got nothing");
     if (c.variant.empty()) throw InputError(where + ": variant: expected a name, got nothing");
     c.fps = number<std::uint32_t>(field("fps"), where, "fps");
+    if (c.fps > kMaxFrameCap)
+      throw InputError(fmt::format("{}: fps: expected a frame cap from 0 (uncapped) to {}, got {}",
+                                   where, kMaxFrameCap, c.fps));
     c.body_bytes = number<std::uint64_t>(field("body_bytes"), where, "body_bytes");
+    if (c.body_bytes > kMaxBodyBytes)
+      throw InputError(
+          fmt::format("{}: body_bytes: expected a body size from 0 (ping) to 16 GiB, "
+                      "got {}",
+                      where, c.body_bytes));
     c.median_ms = number<double>(field("median_ms"), where, "median_ms");
     if (columns.count("min_ms") && columns.count("q1_ms") && columns.count("q3_ms") &&
         columns.count("max_ms")) {
@@ -108,7 +133,9 @@ std::vector<MeasuredCell> parse_measured_csv(std::string_view text, const std::s
 
 std::vector<MeasuredCell> load_measured_csv(const std::string& path) {
   const auto text = read_file(path);
-  if (!text) throw InputError(path + ": cannot open");
+  if (!text)
+    throw InputError(
+        fmt::format("{}: cannot open: {}", path, errno ? std::strerror(errno) : "cannot read"));
   return parse_measured_csv(*text, path);
 }
 

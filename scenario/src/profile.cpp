@@ -1,29 +1,6 @@
 #include "twinbench/scenario/profile.hpp"
 
-#include <google/protobuf/io/tokenizer.h>
-#include <google/protobuf/text_format.h>
-#include <fmt/format.h>
-
-#include "twinbench/scenario/load.hpp"
-
 namespace tb::scenario {
-
-twinbench::Scenario parse_profile(const std::string& text, const std::string& origin) {
-  struct Collector : google::protobuf::io::ErrorCollector {
-    std::string origin, first;
-    void AddError(int line, int column, const std::string& message) override {
-      if (first.empty()) first = fmt::format("{}:{}:{}: {}", origin, line + 1, column + 1, message);
-    }
-  } errors;
-  errors.origin = origin;
-  google::protobuf::TextFormat::Parser parser;
-  parser.RecordErrorsTo(&errors);
-  twinbench::Scenario profile;
-  if (!parser.ParseFromString(text, &profile)) throw ScenarioError(errors.first);
-  if (profile.name().empty())
-    throw ScenarioError(origin + ": name: expected the profile's name, got none");
-  return profile;
-}
 
 void apply_profile(twinbench::Scenario& s, const twinbench::Scenario& profile) {
   s.set_engine(profile.engine());

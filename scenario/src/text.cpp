@@ -42,13 +42,37 @@ std::string lower(std::string_view text) {
   return out;
 }
 
+std::string printable(std::string_view text) {
+  constexpr std::size_t kMaxShown = 80;
+  std::string out;
+  for (const char c : text.substr(0, kMaxShown)) {
+    const auto byte = static_cast<unsigned char>(c);
+    out += byte >= 0x20 && byte < 0x7f ? std::string(1, c) : fmt::format("\\x{:02x}", byte);
+  }
+  return text.size() > kMaxShown ? out + "..." : out;
+}
+
 std::optional<std::string> read_file(const fs::path& path) {
+  // An ifstream opens a directory and reads it as empty; a FIFO or /dev/zero never ends.
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    errno = EISDIR;
+    return std::nullopt;
+  }
+  errno = 0;
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
+  std::string text;
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    if (text.size() + static_cast<std::size_t>(in.gcount()) > kMaxInputBytes) {
+      errno = EFBIG;
+      return std::nullopt;
+    }
+    text.append(buffer, static_cast<std::size_t>(in.gcount()));
+  }
   if (in.bad()) return std::nullopt;
-  return text.str();
+  return text;
 }
 
 namespace {

@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "twinbench/parallel/fork_pool.hpp"
+#include "twinbench/parallel/stop_signals.hpp"
 #include "twinbench/parallel/task_channels.hpp"
 #include "twinbench/clientcore/url.hpp"
 #include "twinbench/scenario/load.hpp"
@@ -358,6 +359,7 @@ class SimulationPool {
         ++k;
         continue;
       }
+      parallel::throw_if_stopped();  // here a signal waits for the simulation running to end
       SampleReport report;
       if (on_sample_) report = [this, i](const twinbench::Sample& s) { on_sample_(i, s); };
       auto spans = std::make_shared<std::map<runner::StepKey, runner::StepSpan>>();

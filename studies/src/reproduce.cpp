@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -23,6 +25,7 @@
 #include "twinbench/runner/progress.hpp"
 #include "twinbench/scenario/load.hpp"
 #include "twinbench/scenario/report.hpp"
+#include "twinbench/scenario/text.hpp"
 
 namespace tb::studies {
 
@@ -64,8 +67,8 @@ twinbench::Scenario load_profile(const std::string& name_or_path) {
   if (!text) {
     throw scenario::ScenarioError(
         fmt::format("--profile {}: expected a built-in profile (lightsail-2026) or a "
-                    "readable textproto file",
-                    name_or_path));
+                    "readable textproto file ({})",
+                    name_or_path, errno ? std::strerror(errno) : "cannot read"));
   }
   return scenario::parse_profile(*text, name_or_path);
 }
@@ -128,14 +131,14 @@ std::vector<std::pair<std::string, std::vector<const MeasuredCell*>>> group_by_s
     if (!file) {
       throw InputError(
           fmt::format("{}: scenario: expected latency, small_download or file_download, got '{}'",
-                      c.origin, c.scenario));
+                      c.origin, scenario::printable(c.scenario)));
     }
     const auto published = scenario::parse_scenario(file->text, file->path);
     const bool known = std::any_of(published.variants().begin(), published.variants().end(),
                                    [&](const auto& v) { return v.name() == c.variant; });
     if (!known) {
-      throw InputError(
-          fmt::format("{}: variant: '{}' is not a variant of {}", c.origin, c.variant, c.scenario));
+      throw InputError(fmt::format("{}: variant: '{}' is not a variant of {}", c.origin,
+                                   scenario::printable(c.variant), c.scenario));
     }
     auto group = std::find_if(groups.begin(), groups.end(),
                               [&](const auto& g) { return g.first == c.scenario; });

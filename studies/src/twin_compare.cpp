@@ -31,8 +31,9 @@ std::string ms(double v) { return fmt::format("{:.1f}", v); }
 }  // namespace
 
 bool TwinCell::within() const {
-  return missing.empty() &&
-         std::fabs(diff_ms()) <= std::max(frame_ms, 0.05 * emulated.median) + 1e-9;
+  if (!missing.empty()) return false;
+  if (fps > 0 && std::fabs(simulated_frames - emulated_frames) <= 1) return true;
+  return std::fabs(diff_ms()) <= std::max(frame_ms, 0.05 * emulated.median) + 1e-9;
 }
 
 std::vector<TwinCell> pair_cells(const std::string& point, const twinbench::ResultSet& simulated,
@@ -62,6 +63,8 @@ std::vector<TwinCell> pair_cells(const std::string& point, const twinbench::Resu
     c.simulated = scenario::summarize(s.elapsed_ms);
     c.emulated = scenario::summarize(e->second.elapsed_ms);
     c.frame_ms = frame_ms_of(simulated.scenario(), s.fps);
+    c.simulated_frames = scenario::summarize(s.frames).median;
+    c.emulated_frames = scenario::summarize(e->second.frames).median;
     c.path_valid = emulated.run().emulated().valid();
     c.lateness_p99_us = emulated.run().emulated().lateness_p99_us();
     cells.push_back(c);

@@ -75,6 +75,26 @@ TEST(SweepAxis, PointsVaryTheLastAxisFastestAndApply) {
   EXPECT_EQ(p.variants(0).name(), "nat_coop");
 }
 
+// A range or a grid too large to hold is an input error, not an allocation of gigabytes
+// (tests/fuzz, sweep_axis).
+TEST(SweepAxis, RangesAndGridsAreBounded) {
+  const auto s = two_variants();
+  try {
+    studies::parse_axis("rtt=1ms..2ms/1000000000", s);
+    ADD_FAILURE() << "a billion-point range was accepted";
+  } catch (const studies::SweepError& e) {
+    EXPECT_NE(std::string(e.what()).find("expected at most 100000 points, got 1000000000"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(studies::parse_axis("rtt=1ms..2ms/100000", s).values.size(), 100000u);
+  const std::vector<studies::Axis> axes = {studies::parse_axis("rtt=1ms..2ms/1000", s),
+                                           studies::parse_axis("fps=1..1000/1000", s)};
+  EXPECT_THROW(studies::enumerate_points(axes), studies::SweepError);
+  EXPECT_EQ(studies::enumerate_points({axes[0], studies::parse_axis("fps=1..100/100", s)}).size(),
+            100000u);
+}
+
 TEST(SweepAxis, PolicerAndBucketSetTheDownlinkPolicer) {
   auto s = two_variants();
   const std::vector<studies::Axis> axes = {studies::parse_axis("policer=0mbit,20mbit", s),
@@ -277,7 +297,7 @@ TEST_F(Sweep, BadAxisSpecsGiveClearErrors) {
 
   std::ofstream(scenario(), std::ios::app) << "sweep: \"jitter=2\"\n";
   EXPECT_EQ(run({"sweep", scenario().string(), "--out", (dir_ / "bad").string()}, &err), 2);
-  EXPECT_NE(err.find(scenario().string() + ": sweep[2]: \"jitter=2\": \"2\" has no unit"),
+  EXPECT_NE(err.find(scenario().string() + ":11: sweep[2]: \"jitter=2\": \"2\" has no unit"),
             std::string::npos)
       << err;
   EXPECT_FALSE(fs::exists(dir_ / "bad"));

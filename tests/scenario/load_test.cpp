@@ -162,7 +162,7 @@ TEST(LoadScenario, UnknownField) {
 
 TEST(LoadScenario, ZeroRuns) {
   EXPECT_EQ(load_error(data("zero_runs")),
-            data("zero_runs") + ":8: runs: expected a positive integer, got 0");
+            data("zero_runs") + ":8: runs: expected 1 to 100000 rounds, got 0");
 }
 
 TEST(LoadScenario, TooManyClients) {
@@ -246,7 +246,7 @@ TEST(ValidateScenario, CodeBuiltScenario) {
       "code: frame_loop.frame_work_ms: expected a finite number of milliseconds >= 0, got nan");
   bad = s;
   bad.set_runs(0);
-  EXPECT_EQ(validate_error(bad), "code: runs: expected a positive integer, got 0");
+  EXPECT_EQ(validate_error(bad), "code: runs: expected 1 to 100000 rounds, got 0");
   bad = s;
   bad.add_body_bytes(0);
   EXPECT_THAT(validate_error(bad), StartsWith("code: body_bytes[1]: expected distinct values"));

@@ -69,6 +69,14 @@ TEST(MeasuredCsv, NamesTheLineAndColumnOfWhatIsWrong) {
               HasSubstr("m.csv:2: expected min_ms <= q1_ms <= median_ms <= q3_ms <= max_ms"));
 }
 
+// Found by tests/fuzz (measured_csv): a repeated header column left fewer columns than fields, so
+// a line with as many fields as columns was read past its end.
+TEST(MeasuredCsv, ARepeatedHeaderColumnIsAnError) {
+  EXPECT_THAT(error_of("scenario,fps,body_bytes,variant,median_ms,scenario\n"
+                       "latency,60,0,c3_coop,1\n"),
+              HasSubstr("m.csv:1: header: expected distinct column names, got 'scenario' twice"));
+}
+
 TEST(MeasuredCsv, SummariesAttachByCellKey) {
   auto medians = parse_measured_csv(
       "scenario,fps,body_bytes,variant,median_ms\nlatency,60,0,c3_coop,3\nlatency,60,0,nat_coop,"

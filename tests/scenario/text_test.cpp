@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -34,6 +35,23 @@ TEST(Text, WritesAtomicallyAndReadsBack) {
   EXPECT_EQ(entries, 1u);
   EXPECT_EQ(fs::status(file).permissions() & fs::perms::others_read, fs::perms::others_read);
   fs::remove_all(dir);
+}
+
+// A directory opens as a stream and reads as empty; an endless device never ends: both refused.
+TEST(Text, ReadFileRefusesDirectoriesAndEndlessInputs) {
+  errno = 0;
+  EXPECT_FALSE(read_file(fs::temp_directory_path()));
+  EXPECT_EQ(errno, EISDIR);
+  EXPECT_FALSE(read_file("/dev/zero"));
+  EXPECT_EQ(errno, EFBIG);
+  EXPECT_FALSE(read_file("/nonexistent/file"));
+  EXPECT_EQ(errno, ENOENT);
+}
+
+TEST(Text, PrintableEscapesWhatATerminalWouldGarble) {
+  EXPECT_EQ(printable("plain text, 1.5"), "plain text, 1.5");
+  EXPECT_EQ(printable(std::string("a\0b\xff\n", 5)), "a\\x00b\\xff\\x0a");
+  EXPECT_EQ(printable(std::string(100, 'x')), std::string(80, 'x') + "...");
 }
 
 }  // namespace

@@ -4,12 +4,16 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace tb::studies {
 namespace {
 
+// A sample of `ms` at `fps`, with the frames it took (at least the whole frames in `ms`).
 void add(twinbench::ResultSet& r, const std::string& variant, std::uint32_t fps, double ms,
          const std::string& result = "success") {
   auto* s = r.add_samples();
+  s->set_frames(fps > 0 ? static_cast<std::uint64_t>(ms * fps / 1000) : 0);
   s->set_scenario("grid");
   s->set_variant(variant);
   s->set_fps(fps);
@@ -39,7 +43,8 @@ TEST(TwinCompare, CellsAreJudgedAgainstOneFrameOrFivePercentAndMissingOnesCount)
   for (double ms : {110.0, 111.0, 112.0})
     add(emulated, "near", 60, ms);  // 10 ms < one 16.7 ms frame
   for (double ms : {100.0, 101.0, 102.0}) add(simulated, "far", 60, ms);
-  for (double ms : {130.0, 131.0, 132.0}) add(emulated, "far", 60, ms);  // 30 ms: two frames, 23 %
+  for (double ms : {140.0, 141.0, 142.0})
+    add(emulated, "far", 60, ms);  // 40 ms: 6 frames against 8, 28 %
   add(simulated, "lost", 60, 0, "cancelled");
   add(emulated, "lost", 60, 50.0);
   const auto cells = pair_cells("rtt_ms=40", simulated, emulated);
@@ -54,6 +59,22 @@ TEST(TwinCompare, CellsAreJudgedAgainstOneFrameOrFivePercentAndMissingOnesCount)
   EXPECT_NE(md.find("**1 of 3 cells (33 %) within max(1 frame, 5 %)"), std::string::npos) << md;
   EXPECT_NE(twin_csv(cells).find("\"rtt_ms=40\",grid,60,0,lost,,,,,,,,,,no,"), std::string::npos)
       << twin_csv(cells);
+}
+
+// A frame-capped cell one frame apart is within however the live frame's microseconds of
+// lateness make its milliseconds come out; two frames apart is not.
+TEST(TwinCompare, AtAFrameCapOneFrameApartIsWithinToTheMicrosecond) {
+  twinbench::ResultSet simulated = base(), emulated = base();
+  const double frame = 1000.0 / 60;
+  for (int i = 0; i < 3; ++i) add(simulated, "near", 60, 2 * frame);
+  for (int i = 0; i < 3; ++i) add(emulated, "near", 60, 3 * frame + 0.007);  // 16.674 ms more
+  for (int i = 0; i < 3; ++i) add(simulated, "far", 60, 2 * frame);
+  for (int i = 0; i < 3; ++i) add(emulated, "far", 60, 4 * frame + 0.007);
+  const auto cells = pair_cells("", simulated, emulated);
+  ASSERT_EQ(cells.size(), 2u);
+  EXPECT_GT(std::fabs(cells[0].diff_ms()), frame) << "more than a frame in milliseconds";
+  EXPECT_TRUE(cells[0].within());
+  EXPECT_FALSE(cells[1].within());
 }
 
 }  // namespace

@@ -17,7 +17,10 @@ namespace tb::parallel {
 // unblocks those waiting on the failed one). Returns the first failed index, or nullopt.
 // `while_waiting`, if given, is called again and again while children run and none has ended; it
 // should block for a moment (it sets the pace of the polling). If anything throws, the children
-// still running are killed and reaped before the exception leaves.
+// still running are killed and reaped before the exception leaves. A stop request (SIGINT or
+// SIGTERM under a StopOnSignals, stop_signals.hpp) throws Interrupted, checked before each launch
+// and every few milliseconds while waiting. Each child gets the signals' default actions back and
+// is killed (PR_SET_PDEATHSIG) if this process dies.
 std::optional<std::size_t> run_forked(
     std::size_t count, unsigned jobs, const std::function<int(std::size_t)>& task,
     const std::function<void(std::size_t, bool)>& on_done = {},

@@ -9,10 +9,19 @@
 #include <string>
 #include <string_view>
 
+#include <google/protobuf/text_format.h>
+
 #include "scenario.pb.h"
 #include "twinbench/scenario/input_error.hpp"
 
 namespace tb::scenario {
+
+// Limits of what a scenario may ask for: beyond them a run would exhaust memory or time, or the
+// benchmark server refuses (its largest download, servercore's max_download_bytes).
+constexpr std::uint32_t kMaxFrameCap = 1000;         // fps
+constexpr std::uint64_t kMaxBodyBytes = 1ull << 34;  // 16 GiB
+constexpr std::uint32_t kMaxRounds = 100'000;        // runs, and warmups, per cell
+constexpr std::uint64_t kMaxSamples = 1'000'000;     // cells x (runs + warmups)
 
 // A scenario that cannot be parsed or is not valid. what(): "FILE:LINE[:COL]: <what>".
 class ScenarioError : public InputError {
@@ -25,6 +34,16 @@ twinbench::Scenario load_scenario(const std::filesystem::path& file);
 
 // Same from text; `origin` names the source in messages (a path, or "<string>").
 twinbench::Scenario parse_scenario(std::string_view text, const std::string& origin);
+
+// Parses any textproto message; throws ScenarioError "ORIGIN:LINE:COLUMN: <the parser's first
+// error>". `tree`, if given, receives each field's location.
+void parse_textproto(std::string_view text, const std::string& origin,
+                     google::protobuf::Message& message,
+                     google::protobuf::TextFormat::ParseInfoTree* tree = nullptr);
+
+// The 1-based line of a top-level field (element `index` of a repeated one) in scenario text, or
+// -1 if the text does not parse or lacks it: for errors found later, such as a bad sweep axis.
+int field_line(std::string_view text, std::string_view field, int index = -1);
 
 // Fills in every default documented in docs/scenarios.md; idempotent.
 void apply_defaults(twinbench::Scenario& scenario);

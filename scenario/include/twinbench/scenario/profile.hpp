@@ -8,8 +8,9 @@
 
 namespace tb::scenario {
 
-// A profile is a partial Scenario: parsed, not validated on its own (the overlaid scenarios are).
-// Throws ScenarioError naming origin:line:column, or the missing name.
+// A profile is a partial Scenario. What it lays over a scenario (engine, frame loop, network, TLS,
+// target URL) is validated here, so that errors name the profile's file and line. Throws
+// ScenarioError naming origin:line[:column], or the missing name.
 twinbench::Scenario parse_profile(const std::string& text, const std::string& origin);
 // Lays `profile` over `s`: its engine, frame loop, network, tls section and target's base_url.
 void apply_profile(twinbench::Scenario& s, const twinbench::Scenario& profile);

@@ -1,6 +1,7 @@
 #pragma once
 // The small text and file helpers every layer above uses, in one place: splitting and trimming
 // user text, reading a whole file, and writing one atomically.
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -15,7 +16,16 @@ std::vector<std::string_view> split(std::string_view text, char separator);
 std::string_view trim(std::string_view text);
 std::string lower(std::string_view text);
 
-// The whole file, or nothing if it cannot be opened or read.
+// User text for an error message: bytes outside printable ASCII as \xNN, cut after 80 characters
+// (a binary file's first line, or invalid UTF-8, must not garble the terminal).
+std::string printable(std::string_view text);
+
+// Inputs larger than this are refused: they are no scenario, profile or CSV (/dev/zero, a disk
+// image), and reading them whole would exhaust memory.
+constexpr std::uintmax_t kMaxInputBytes = 256u << 20;
+
+// The whole file, or nothing if it cannot be opened or read; then errno says why (EISDIR for a
+// directory, EFBIG beyond kMaxInputBytes).
 std::optional<std::string> read_file(const std::filesystem::path& path);
 
 // Writes a temporary file beside `path`, fsyncs it and renames it over `path`, creating parent

@@ -6,49 +6,12 @@
 // sweep.csv and sweep.jsonl, byte-identical however the points were scheduled.
 #include <cstdint>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "scenario.pb.h"
-#include "twinbench/scenario/input_error.hpp"
+#include "twinbench/studies/sweep_grammar.hpp"
 
 namespace tb::studies {
-
-// Bad sweep input: an axis spec, a shard spec, directories of different sweeps (exit code 2).
-class SweepError : public InputError {
- public:
-  using InputError::InputError;
-};
-
-struct AxisValue {
-  std::string text;  // canonical, in the axis's base unit ("20" for 20 ms, "bbr"): keys and columns
-  double number = 0;  // numeric axes: the value in the base unit
-};
-
-struct Axis {
-  std::string name;    // "rtt"
-  std::string column;  // "rtt_ms": the result column, and the name in point keys
-  std::string spec;    // as given: "rtt=10ms..200ms/20"
-  std::vector<AxisValue> values;
-};
-
-// Parses "NAME=VALUES": VALUES is a comma-separated list of values and ranges "A..B/N" (N points,
-// linear) or "A..B/N:log" (geometric). `scenario` supplies the names a `variant` axis may take.
-// Throws SweepError saying what is wrong with the spec.
-Axis parse_axis(const std::string& spec, const twinbench::Scenario& scenario);
-
-// A grid point: one value index per axis. Points are numbered with the first axis varying slowest.
-struct Point {
-  std::size_t index = 0;
-  std::vector<std::size_t> at;
-  std::string key;  // "rtt_ms=20,rate_mbps=100,fps=60": names the point's file and seeds it
-};
-
-std::vector<Point> enumerate_points(const std::vector<Axis>& axes);
-
-twinbench::Scenario apply_point(const twinbench::Scenario& scenario, const std::vector<Axis>& axes,
-                                const Point& point);
 
 struct SweepArgs {
   std::string scenario;

@@ -1,0 +1,43 @@
+// Fuzz target: the sweep's grammar fed a user's --axis and --shard specs: each input line is one
+// axis spec (the last may be a shard spec instead), the grid they span is enumerated and each
+// point applied to a scenario. Bad specs must end in tb::InputError, never in a crash, another
+// exception or a grid too large to hold.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "twinbench/scenario/load.hpp"
+#include "twinbench/scenario/text.hpp"
+#include "twinbench/studies/sweep_grammar.hpp"
+
+namespace {
+
+// The published latency scenario (valid, with variants), loaded once; outside the try below, so a
+// base that fails to load stops the fuzzer instead of making every input an early error.
+const twinbench::Scenario& base_scenario() {
+  static const twinbench::Scenario s =
+      tb::scenario::load_scenario(TWINBENCH_SOURCE_DIR "/scenarios/published/latency.textproto");
+  return s;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const twinbench::Scenario& base = base_scenario();
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  try {
+    std::vector<tb::studies::Axis> axes;
+    for (std::string_view line : tb::scenario::split(text, '\n')) {
+      if (line.find('/') != std::string_view::npos && line.find('=') == std::string_view::npos)
+        tb::studies::parse_shard(std::string(line));
+      else
+        axes.push_back(tb::studies::parse_axis(std::string(line), base));
+    }
+    if (axes.empty()) return 0;
+    for (const auto& point : tb::studies::enumerate_points(axes))
+      tb::studies::apply_point(base, axes, point);
+  } catch (const tb::InputError&) {
+  }
+  return 0;
+}

@@ -1,0 +1,171 @@
+// SIGINT and SIGTERM during run, sweep, reproduce and calibrate (the real binary, mid-run): the
+// workers are killed and reaped, no temporary or partial file is left, and the exit status is
+// 128 + the signal. A sweep killed with -9 resumes from the points it had finished.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+
+#include "support/child_process.hpp"
+
+namespace tb {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+const std::string kSource = TWINBENCH_SOURCE_DIR;
+
+// Each command with what makes it run long enough to be stopped mid-run; {out} is the output.
+struct Case {
+  std::string name;
+  std::vector<std::string> args;
+};
+
+const std::vector<Case> kCases = {
+    {"run", {"run", "--runs", "200", "--jobs", "2", "--out", "{out}"}},
+    {"sweep",
+     {"sweep", kSource + "/scenarios/sweeps/rtt_rate_fps.textproto", "--jobs", "2", "--out",
+      "{out}"}},
+    {"reproduce", {"reproduce", "--jobs", "2", "--out", "{out}"}},
+    {"calibrate", {"calibrate", "--runs", "1", "--jobs", "2", "--out", "{out}/fitted.textproto"}},
+};
+
+std::vector<std::string> with_out(std::vector<std::string> args, const fs::path& out) {
+  for (auto& a : args)
+    if (const auto at = a.find("{out}"); at != std::string::npos) a.replace(at, 5, out.string());
+  return args;
+}
+
+// Files a stopped sweep may keep: its manifest and finished points; nothing hidden (temporary).
+bool kept_by_a_stopped_sweep(const std::string& file) {
+  const std::string name = fs::path(file).filename().string();
+  return file == "sweep.textproto" || (file.starts_with("points/") && !name.starts_with('.'));
+}
+
+class Subreaper : public ::testing::Test {
+ protected:
+  // Orphaned workers would be re-parented to this process, where the test sees them.
+  static void SetUpTestSuite() { ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0); }
+  static void TearDownTestSuite() { ::prctl(PR_SET_CHILD_SUBREAPER, 0); }
+};
+
+class SignalTest : public Subreaper, public ::testing::WithParamInterface<std::tuple<Case, int>> {};
+
+// Runs `c` until its workers exist, sends `signal` to the process (or, as Ctrl-C in a terminal
+// does, to its whole process group, workers included), and checks what it leaves.
+void expect_clean_stop(const Case& c, int signal, bool whole_group) {
+  const test::TempDir work("twinbench-signal");
+  const fs::path out = work.path() / "out", tmp = work.path() / "tmp";
+  fs::create_directories(tmp);
+  test::ChildProcess twinbench(TWINBENCH_BINARY, with_out(c.args, out), work.path() / "logs",
+                               {"TMPDIR=" + tmp.string()});
+  std::vector<pid_t> workers;
+  ASSERT_TRUE(test::wait_until(
+      [&] {
+        workers = test::children_of(twinbench.pid());
+        return !workers.empty();
+      },
+      120s))
+      << "no worker started:\n"
+      << twinbench.stderr_text();
+  ASSERT_EQ(::kill(whole_group ? -twinbench.pid() : twinbench.pid(), signal), 0);
+  const auto status = twinbench.wait_for(60s);
+  ASSERT_TRUE(status) << "still running 60 s after the signal";
+  const std::string err = twinbench.stderr_text();
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 128 + signal)
+      << "wait status " << *status << "\n"
+      << err;
+  EXPECT_NE(err.find(std::string("interrupted by SIG") + ::sigabbrev_np(signal)), std::string::npos)
+      << err;
+  EXPECT_EQ(test::children_of(::getpid()), std::vector<pid_t>{}) << "a worker was orphaned";
+  for (const pid_t pid : workers)
+    EXPECT_FALSE(fs::exists("/proc/" + std::to_string(pid))) << "worker " << pid << " remains";
+  EXPECT_EQ(test::files_under(tmp), std::vector<std::string>{}) << "temporary files remain";
+  for (const std::string& file : test::files_under(out))
+    EXPECT_TRUE(c.name == "sweep" && kept_by_a_stopped_sweep(file)) << file << " was written";
+}
+
+TEST_P(SignalTest, StopsTheWorkersLeavesNoPartialFileAndExits128PlusTheSignal) {
+  const auto& [c, signal] = GetParam();
+  expect_clean_stop(c, signal, /*whole_group=*/false);
+}
+
+TEST_F(Subreaper, CtrlCToTheProcessGroupStopsEveryCommandAsCleanly) {
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    expect_clean_stop(c, SIGINT, /*whole_group=*/true);
+  }
+}
+
+std::string case_name(const ::testing::TestParamInfo<std::tuple<Case, int>>& info) {
+  return std::get<0>(info.param).name + "_SIG" + ::sigabbrev_np(std::get<1>(info.param));
+}
+
+INSTANTIATE_TEST_SUITE_P(Commands, SignalTest,
+                         ::testing::Combine(::testing::ValuesIn(kCases),
+                                            ::testing::Values(SIGINT, SIGTERM)),
+                         case_name);
+
+std::size_t finished_points(const fs::path& sweep) {
+  std::size_t n = 0;
+  for (const std::string& file : test::files_under(sweep / "points"))
+    n += file.ends_with(".pb") && !file.starts_with('.') ? 1 : 0;
+  return n;
+}
+
+// kill -9 leaves the sweep no chance to clean up: its workers die with it (PR_SET_PDEATHSIG), and
+// a re-run skips the points finished, removes what the killed workers were writing, and completes.
+TEST(SignalKill, ASweepKilledWithMinus9Resumes) {
+  ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+  const test::TempDir work("twinbench-kill9");
+  const fs::path out = work.path() / "out";
+  const std::vector<std::string> args = {
+      "sweep",  kSource + "/scenarios/sweeps/rtt_rate_fps.textproto",
+      "--axis", "rtt=20ms,40ms",
+      "--axis", "rate=10Mbit,100Mbit",
+      "--axis", "fps=30,60",
+      "--jobs", "2",
+      "--out",  out.string()};
+  {
+    test::ChildProcess first(TWINBENCH_BINARY, args, work.path() / "first");
+    ASSERT_TRUE(test::wait_until([&] { return finished_points(out) >= 1; }, 120s))
+        << first.stderr_text();
+    ASSERT_EQ(::kill(first.pid(), SIGKILL), 0);
+    const auto status = first.wait_for(30s);
+    ASSERT_TRUE(status && WIFSIGNALED(*status));
+  }
+  // The orphaned workers end at once (else they would finish their points, seconds later).
+  EXPECT_TRUE(test::wait_until(
+      [] {
+        while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+        }
+        return test::children_of(::getpid()).empty();
+      },
+      5s));
+  ::prctl(PR_SET_CHILD_SUBREAPER, 0);
+  const std::size_t finished = finished_points(out);
+  ASSERT_LT(finished, 8u) << "the sweep was not killed mid-run";
+
+  test::ChildProcess second(TWINBENCH_BINARY, args, work.path() / "second");
+  const auto status = second.wait_for(300s);
+  ASSERT_TRUE(status && WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << second.stderr_text();
+  EXPECT_NE(second.stderr_text().find("ran " + std::to_string(8 - finished) + ", skipped " +
+                                      std::to_string(finished)),
+            std::string::npos)
+      << second.stderr_text();
+  EXPECT_EQ(finished_points(out), 8u);
+  for (const std::string& file : test::files_under(out / "points"))
+    EXPECT_FALSE(file.starts_with('.')) << file << ": a killed worker's temporary file remains";
+  std::ifstream csv(out / "sweep.csv");
+  std::size_t rows = 0;
+  for (std::string line; std::getline(csv, line);) ++rows;
+  EXPECT_EQ(rows, 1u + 8u * 4u * 2u);  // header, then points x variants x body sizes
+}
+
+}  // namespace
+}  // namespace tb
