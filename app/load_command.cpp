@@ -186,15 +186,21 @@ void check_args(LoadArgs& a) {
 twinbench::LoadRepetition run_repetition(const LoadArgs& a, const live::LoadOptions& base,
                                          const std::string& requests, unsigned k) {
   if (!a.server.empty()) return measure(a, base, a.server, requests, k);
-  const fs::path dir = fs::temp_directory_path() / fmt::format("twinbench-load-{}", ::getpid());
-  fs::create_directories(dir);
-  const fs::path ca_file = dir / "ca.pem";
+  // Holds the started server's root CA; removed however the repetition ends.
+  struct TempDir {
+    fs::path path = fs::temp_directory_path() / fmt::format("twinbench-load-{}", ::getpid());
+    TempDir() { fs::create_directories(path); }
+    ~TempDir() {
+      std::error_code ignored;
+      fs::remove_all(path, ignored);
+    }
+  } dir;
+  const fs::path ca_file = dir.path / "ca.pem";
   auto server = start_server(a, ca_file);
   live::LoadOptions options = base;
   if (a.tls) options.trusted_ca_pem = read_or_throw(ca_file, "the server's root CA");
   auto r = measure(a, options, server->url(), requests, k);
   server->stop();
-  fs::remove_all(dir);
   return r;
 }
 
