@@ -22,10 +22,10 @@ unsigned all_cores() { return std::max(1u, std::thread::hardware_concurrency());
 int main_with_args(const std::vector<std::string>& args) {
   CLI::App app{"twinbench: HTTP clients in a frame loop, over real sockets or a simulated link"};
   app.require_subcommand(1);
-  const std::vector<Command> commands = {add_run_command(app),       add_serve_command(app),
-                                         add_reproduce_command(app), add_validate_command(app),
-                                         add_compare_command(app),   add_calibrate_command(app),
-                                         add_sweep_command(app),     add_merge_command(app)};
+  const std::vector<Command> commands = {
+      add_run_command(app),       add_serve_command(app),    add_load_command(app),
+      add_reproduce_command(app), add_validate_command(app), add_compare_command(app),
+      add_calibrate_command(app), add_sweep_command(app),    add_merge_command(app)};
   std::vector<std::string> reversed(args.rbegin(), args.rend() - 1);
   try {
     app.parse(reversed);

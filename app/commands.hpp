@@ -24,6 +24,7 @@ struct Command {
 // One per file, each holding its own arguments.
 Command add_run_command(CLI::App& app);
 Command add_serve_command(CLI::App& app);
+Command add_load_command(CLI::App& app);
 Command add_reproduce_command(CLI::App& app);
 Command add_validate_command(CLI::App& app);
 Command add_compare_command(CLI::App& app);

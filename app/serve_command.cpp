@@ -1,4 +1,7 @@
 // `twinbench serve`: the benchmark endpoints on a port, HTTP or HTTPS, until Ctrl-C.
+#include <unistd.h>
+
+#include <cerrno>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -8,6 +11,7 @@
 #include "commands.hpp"
 #include "twinbench/live/server.hpp"
 #include "twinbench/servercore/tls_certs.hpp"
+#include "twinbench/scenario/input_error.hpp"
 #include "twinbench/scenario/report.hpp"
 
 namespace tb::app {
@@ -20,6 +24,8 @@ struct ServeArgs {
   std::string key_type = "rsa2048";
   std::uint32_t intermediates = 0;
   std::string ca_out;  // where to write the root certificate; empty: print it on stdout
+  std::string io_model = "shared";
+  int ready_fd = -1;  // gets "<base URL>\n" once listening, then is closed
 };
 
 // Generated test certificates for the server; the root CA goes to --tls-ca-out or stdout.
@@ -41,11 +47,29 @@ void add_test_certificates(ServeArgs& a) {
   }
 }
 
+// Tells a parent process (twinbench load, a test) where the server listens, so it need not poll.
+void announce_ready(int fd, const std::string& url) {
+  const std::string line = url + "\n";
+  std::size_t done = 0;
+  while (done < line.size()) {
+    const ssize_t n = ::write(fd, line.data() + done, line.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw InputError("--ready-fd " + std::to_string(fd) + ": cannot write to it");
+    done += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+}
+
 void serve_command(ServeArgs a) {
   if (a.tls) add_test_certificates(a);
+  a.server.io_model = a.io_model == "sharded" ? live::IoModel::kSharded : live::IoModel::kShared;
   live::LiveServer server(a.server);
   std::cerr << "twinbench serve: listening on " << server.base_url() << " (Nagle "
-            << (a.server.nodelay ? "off" : "on") << "); Ctrl-C stops\n";
+            << (a.server.nodelay ? "off" : "on") << ", " << a.server.threads << " thread"
+            << (a.server.threads == 1 ? "" : "s") << ", io-model " << a.io_model << ", "
+            << (a.server.config.coalesce_head_and_body ? "coalesced" : "split")
+            << " writes); Ctrl-C stops\n";
+  if (a.ready_fd >= 0) announce_ready(a.ready_fd, server.base_url());
   server.run_foreground();
 }
 
@@ -66,6 +90,19 @@ Command add_serve_command(CLI::App& app) {
       ->check(CLI::Range(0u, 16u));
   cmd->add_option("--tls-ca-out", a->ca_out,
                   "Write the root CA here (default: print it on stdout)");
+  cmd->add_option("--threads", a->server.threads, "Threads serving connections")
+      ->check(CLI::Range(1u, 256u))
+      ->capture_default_str();
+  cmd->add_option("--io-model", a->io_model,
+                  "shared: one io_context run by every thread (a strand per connection); "
+                  "sharded: one io_context per thread, connections handed out in turn")
+      ->check(CLI::IsMember({"shared", "sharded"}))
+      ->capture_default_str();
+  cmd->add_flag("--coalesce-writes", a->server.config.coalesce_head_and_body,
+                "A response's head and a small body in one write (default: two, as the stand-in)");
+  cmd->add_option("--ready-fd", a->ready_fd,
+                  "Write the base URL and a newline to this open file descriptor once listening")
+      ->check(CLI::Range(0, 65535));
   return {cmd, [a] { serve_command(*a); }};
 }
 

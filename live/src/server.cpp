@@ -1,7 +1,10 @@
-// The benchmark server over Boost.Asio. Everything below runs on the one thread that runs the
-// io_context, so sessions and the session registry need no locks; only the stats are atomics.
+// The benchmark server over Boost.Asio. A session's handlers never run concurrently: with one
+// thread per io_context they run on that thread, with a shared io_context on the session's strand.
+// The acceptor has a strand of its own. Only the session registry (mutex) and the stats (atomics)
+// are shared between threads.
 #include "twinbench/live/server.hpp"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -13,8 +16,9 @@
 #include <system_error>
 #include <thread>
 #include <unordered_map>
+#include <vector>
 
-#include <boost/asio/bind_executor.hpp>
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/address.hpp>
@@ -22,6 +26,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
 #include <boost/asio/write.hpp>
 
 #include "twinbench/live/socket_options.hpp"
@@ -53,18 +58,26 @@ std::string endpoint_text(const std::string& address, std::uint16_t port) {
 
 }  // namespace
 
+const char* to_string(IoModel model) { return model == IoModel::kShared ? "shared" : "sharded"; }
+
 struct LiveServer::Impl {
   class Session;
+  using WorkGuard = asio::executor_work_guard<asio::io_context::executor_type>;
 
   ServerOptions options;
-  asio::io_context io{1};
-  tcp::acceptor acceptor{io};
-  asio::steady_timer accept_retry{io};
+  // One for kShared, one per thread for kSharded.
+  std::vector<std::unique_ptr<asio::io_context>> contexts;
+  std::vector<WorkGuard> idle_guards;  // keep a sharded context without connections running
+  asio::strand<asio::io_context::executor_type> accept_strand;
+  tcp::acceptor acceptor;
+  asio::steady_timer accept_retry;
   std::optional<asio::signal_set> signals;
   std::uint16_t bound_port = 0;
   std::string url;
+  std::size_t next_shard = 0;  // accept strand only
 
-  // io thread only. Owns every live session so stop() can close them all.
+  // Owns every live session so stop() can close them all.
+  std::mutex sessions_mutex;
   std::unordered_map<Session*, std::shared_ptr<Session>> sessions;
 
   std::atomic<std::uint64_t> connections_accepted{0};
@@ -72,13 +85,18 @@ struct LiveServer::Impl {
   std::atomic<std::uint64_t> open_connections{0};
 
   std::atomic<bool> stop_requested{false};
-  std::mutex lifecycle_mutex;  // guards `thread` and `running`
-  std::thread thread;
-  bool running = false;  // io is being run, by the background thread or run_foreground()
+  std::mutex lifecycle_mutex;  // guards `threads` and `running`
+  std::vector<std::thread> threads;
+  bool running = false;  // being run, by background threads or run_foreground()
 
   explicit Impl(ServerOptions opts);
+  void listen();
+  asio::any_io_executor next_session_executor();
   void accept();
   void on_accept(const error_code& ec, tcp::socket socket);
+  void run_worker(std::size_t index);
+  void start_workers(std::size_t first);
+  void join_workers();
   void request_stop();
   void close_everything();
   void forget(Session* session);
@@ -93,6 +111,8 @@ class LiveServer::Impl::Session : public std::enable_shared_from_this<Session> {
         socket_(std::move(socket)),
         connection_(tb::server::make_connection(server.options.config, server.options.tls)),
         linger_timer_(socket_.get_executor()) {}
+
+  asio::any_io_executor executor() { return socket_.get_executor(); }
 
   void start() {
     read();
@@ -202,7 +222,27 @@ class LiveServer::Impl::Session : public std::enable_shared_from_this<Session> {
   bool closed_ = false;
 };
 
-LiveServer::Impl::Impl(ServerOptions opts) : options(std::move(opts)) {
+static std::vector<std::unique_ptr<asio::io_context>> make_contexts(const ServerOptions& options) {
+  const unsigned threads = std::max(1u, options.threads);
+  const bool sharded = options.io_model == IoModel::kSharded;
+  std::vector<std::unique_ptr<asio::io_context>> contexts;
+  for (unsigned i = 0; i < (sharded ? threads : 1u); ++i)
+    contexts.push_back(std::make_unique<asio::io_context>(sharded ? 1 : static_cast<int>(threads)));
+  return contexts;
+}
+
+LiveServer::Impl::Impl(ServerOptions opts)
+    : options(std::move(opts)),
+      contexts(make_contexts(options)),
+      accept_strand(asio::make_strand(*contexts.front())),
+      acceptor(accept_strand),
+      accept_retry(accept_strand) {
+  for (const auto& context : contexts) idle_guards.push_back(asio::make_work_guard(*context));
+  listen();
+  accept();
+}
+
+void LiveServer::Impl::listen() {
   const std::string where = endpoint_text(options.bind_address, options.port);
   error_code ec;
   const auto address = asio::ip::make_address(options.bind_address, ec);
@@ -232,13 +272,23 @@ LiveServer::Impl::Impl(ServerOptions opts) : options(std::move(opts)) {
       address.is_unspecified() ? (address.is_v6() ? "::1" : "127.0.0.1") : address.to_string();
   if (address.is_v6()) host = "[" + host + "]";
   url = (options.tls ? "https://" : "http://") + host + ":" + std::to_string(bound_port);
+}
 
-  accept();
+// The executor a new connection's handlers run on: its shard's context in turn, or, with one
+// context run by several threads, a strand of its own.
+asio::any_io_executor LiveServer::Impl::next_session_executor() {
+  if (options.io_model == IoModel::kSharded) {
+    const std::size_t shard = next_shard++ % contexts.size();
+    return contexts[shard]->get_executor();
+  }
+  if (options.threads > 1) return asio::make_strand(*contexts.front());
+  return contexts.front()->get_executor();
 }
 
 void LiveServer::Impl::accept() {
-  acceptor.async_accept(
-      [this](const error_code& ec, tcp::socket socket) { on_accept(ec, std::move(socket)); });
+  acceptor.async_accept(next_session_executor(), [this](const error_code& ec, tcp::socket socket) {
+    on_accept(ec, std::move(socket));
+  });
 }
 
 void LiveServer::Impl::on_accept(const error_code& ec, tcp::socket socket) {
@@ -256,15 +306,18 @@ void LiveServer::Impl::on_accept(const error_code& ec, tcp::socket socket) {
     socket.set_option(tcp::no_delay(true), ignored);
   }
   auto session = std::make_shared<Session>(*this, std::move(socket));
-  sessions.emplace(session.get(), session);
+  {
+    std::lock_guard lock(sessions_mutex);
+    sessions.emplace(session.get(), session);
+  }
   ++open_connections;
-  session->start();
+  asio::post(session->executor(), [session] { session->start(); });
   accept();
 }
 
 void LiveServer::Impl::request_stop() {
   if (stop_requested.exchange(true)) return;
-  asio::post(io, [this] { close_everything(); });
+  asio::post(accept_strand, [this] { close_everything(); });
 }
 
 void LiveServer::Impl::close_everything() {
@@ -272,14 +325,35 @@ void LiveServer::Impl::close_everything() {
   acceptor.close(ignored);
   accept_retry.cancel();
   if (signals) signals->cancel(ignored);
-  // close_now() erases from `sessions`, so iterate over a copy.
-  const auto open_sessions = sessions;
-  for (const auto& [raw, session] : open_sessions) session->close_now();
-  // With every socket, timer and signal wait cancelled, io.run() returns once the handlers drain.
+  for (auto& guard : idle_guards) guard.reset();
+  // close_now() erases from `sessions` on the session's own executor, so post to a copy.
+  std::unordered_map<Session*, std::shared_ptr<Session>> open_sessions;
+  {
+    std::lock_guard lock(sessions_mutex);
+    open_sessions = sessions;
+  }
+  for (const auto& [raw, session] : open_sessions)
+    asio::post(session->executor(), [session] { session->close_now(); });
+  // With every socket, timer and signal wait cancelled, run() returns once the handlers drain.
 }
 
 void LiveServer::Impl::forget(Session* session) {
+  std::lock_guard lock(sessions_mutex);
   if (sessions.erase(session) != 0) --open_connections;
+}
+
+void LiveServer::Impl::run_worker(std::size_t index) { contexts[index % contexts.size()]->run(); }
+
+// Threads for workers first..threads-1; the caller holds lifecycle_mutex.
+void LiveServer::Impl::start_workers(std::size_t first) {
+  for (std::size_t i = first; i < std::max(1u, options.threads); ++i)
+    threads.emplace_back([this, i] { run_worker(i); });
+}
+
+void LiveServer::Impl::join_workers() {
+  std::lock_guard lock(lifecycle_mutex);
+  for (auto& thread : threads)
+    if (thread.joinable() && thread.get_id() != std::this_thread::get_id()) thread.join();
 }
 
 LiveServer::LiveServer(ServerOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
@@ -287,23 +361,21 @@ LiveServer::LiveServer(ServerOptions options) : impl_(std::make_unique<Impl>(std
 LiveServer::~LiveServer() {
   stop();
   std::lock_guard lock(impl_->lifecycle_mutex);
-  // Only reachable if the server is destroyed from its own io thread: joining would deadlock.
-  if (impl_->thread.joinable()) impl_->thread.detach();
+  // Only reachable if the server is destroyed from one of its own threads: joining would deadlock.
+  for (auto& thread : impl_->threads)
+    if (thread.joinable()) thread.detach();
 }
 
 void LiveServer::start() {
   std::lock_guard lock(impl_->lifecycle_mutex);
   if (impl_->running || impl_->stop_requested) return;
   impl_->running = true;
-  impl_->thread = std::thread([impl = impl_.get()] { impl->io.run(); });
+  impl_->start_workers(0);
 }
 
 void LiveServer::stop() {
   impl_->request_stop();
-  std::lock_guard lock(impl_->lifecycle_mutex);
-  if (impl_->thread.joinable() && impl_->thread.get_id() != std::this_thread::get_id()) {
-    impl_->thread.join();
-  }
+  impl_->join_workers();
 }
 
 std::uint16_t LiveServer::port() const { return impl_->bound_port; }
@@ -324,12 +396,14 @@ void LiveServer::run_foreground() {
     if (impl_->running) throw std::logic_error("twinbench server: already running");
     if (impl_->stop_requested) return;
     impl_->running = true;
+    impl_->signals.emplace(impl_->accept_strand, SIGINT, SIGTERM);
+    impl_->signals->async_wait([impl = impl_.get()](const error_code& ec, int) {
+      if (!ec) impl->request_stop();
+    });
+    impl_->start_workers(1);
   }
-  impl_->signals.emplace(impl_->io, SIGINT, SIGTERM);
-  impl_->signals->async_wait([impl = impl_.get()](const error_code& ec, int) {
-    if (!ec) impl->request_stop();
-  });
-  impl_->io.run();
+  impl_->run_worker(0);
+  impl_->join_workers();
 }
 
 }  // namespace tb::live

@@ -28,22 +28,6 @@ std::size_t rank(const List& list, const T& value) {
                                   std::begin(list));
 }
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
-std::string md_cell(std::string s) {
-  std::string out;
-  for (char c : s)
-    out += c == '|'                 ? std::string("\\|")
-           : c == '\n' || c == '\r' ? std::string(" ")
-                                    : std::string(1, c);
-  return out;
-}
-
 std::string fps_label(std::uint32_t fps) {
   return fps == 0 ? "uncapped" : fmt::format("{} fps", fps);
 }
@@ -170,17 +154,35 @@ std::vector<Cell> collect_cells(const twinbench::ResultSet& results) {
   return cells;
 }
 
-std::string results_json(const twinbench::ResultSet& results) {
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string md_cell(std::string s) {
+  std::string out;
+  for (char c : s)
+    out += c == '|'                 ? std::string("\\|")
+           : c == '\n' || c == '\r' ? std::string(" ")
+                                    : std::string(1, c);
+  return out;
+}
+
+std::string message_json(const google::protobuf::Message& message) {
   google::protobuf::util::JsonPrintOptions options;
   options.add_whitespace = true;
   options.always_print_primitive_fields = true;
   options.preserve_proto_field_names = true;
   std::string out;
-  const auto status = google::protobuf::util::MessageToJsonString(results, &out, options);
+  const auto status = google::protobuf::util::MessageToJsonString(message, &out, options);
   if (!status.ok())
     throw std::runtime_error("cannot convert results to JSON: " + status.ToString());
   return out;
 }
+
+std::string results_json(const twinbench::ResultSet& results) { return message_json(results); }
 
 std::string results_csv(const twinbench::ResultSet& results) {
   std::string out = "scenario,fps,body_bytes,variant,median_ms,min_ms,q1_ms,q3_ms,max_ms,runs\n";

@@ -268,10 +268,18 @@ struct ServerConnection::Impl {
       connection = ConnectionHeader::keep_alive;
 
     responses.push_back(route(request, connection));
+    if (config.coalesce_head_and_body) coalesce(responses.back());
     if (!keep_alive) {
       responses.back().close_after = true;
       stop_reading();
     }
+  }
+
+  // Moves a small in-memory body into the head's write.
+  void coalesce(Response& response) const {
+    if (response.zero_body_bytes != 0 || response.owned_body.size() > write_slice) return;
+    response.head += response.owned_body;
+    response.owned_body.clear();
   }
 
   Response route(const http::request<http::string_body>& request, ConnectionHeader connection) {

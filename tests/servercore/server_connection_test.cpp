@@ -438,3 +438,42 @@ TEST(ServerConnection, SurvivesRandomInput) {
 }
 
 }  // namespace
+
+// The two-write response of the stand-in (head, then body) and the coalesced one write, with the
+// same bytes; pipelined echoes stay in order.
+TEST(ServerConnection, CoalescedWritesPutHeadAndSmallBodyInOneWrite) {
+  const std::string body = std::string("a\0b", 3) + std::string(1021, 'z');
+  const std::string request =
+      "POST /echo HTTP/1.1\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+  ServerConnection split;
+  split.on_receive(as_bytes(request + request));
+  const Written two = drain(split);
+  ServerConfig config;
+  config.coalesce_head_and_body = true;
+  ServerConnection coalesced(config);
+  coalesced.on_receive(as_bytes(request + request));
+  const Written one = drain(coalesced);
+
+  EXPECT_EQ(two.write_sizes.size(), 4u);  // head, body, head, body
+  ASSERT_EQ(one.write_sizes.size(), 2u);  // one write per response
+  EXPECT_EQ(one.bytes, two.bytes);
+  EXPECT_EQ(one.write_sizes[0], two.write_sizes[0] + two.write_sizes[1]);
+  const auto responses = parse_responses(one.bytes);
+  ASSERT_EQ(responses.size(), 2u);
+  EXPECT_EQ(responses[0].body(), body);
+  EXPECT_EQ(responses[1].body(), body);
+  EXPECT_EQ(coalesced.requests_served(), 2u);
+}
+
+TEST(ServerConnection, CoalescingLeavesBodiesLargerThanASliceSplit) {
+  ServerConfig config;
+  config.coalesce_head_and_body = true;
+  config.write_slice = 16;
+  ServerConnection connection(config);
+  const std::string body(40, 'q');
+  connection.on_receive(as_bytes("POST /echo HTTP/1.1\r\nContent-Length: 40\r\n\r\n" + body));
+  const Written written = drain(connection);
+  ASSERT_EQ(written.write_sizes.size(), 4u);  // head, then 16 + 16 + 8
+  EXPECT_EQ(written.write_sizes[1], 16u);
+  EXPECT_EQ(parse_responses(written.bytes).at(0).body(), body);
+}

@@ -11,11 +11,21 @@
 
 namespace tb::live {
 
+// How the server's threads share the connections (docs/load.md):
+// kShared: one io_context run by every thread; each connection's handlers are serialised by a
+//   strand (none is needed with one thread).
+// kSharded: one io_context per thread; the one acceptor hands accepted connections to them in
+//   turn (round robin), and a connection stays on its context for its life.
+enum class IoModel { kShared, kSharded };
+const char* to_string(IoModel model);
+
 struct ServerOptions {
   std::string bind_address = "127.0.0.1";
   std::uint16_t port = 0;          // 0 = ephemeral
   bool nodelay = false;            // Nagle left on by default, like the stand-in server
   std::string congestion_control;  // setsockopt(TCP_CONGESTION) on the listener; empty: default
+  unsigned threads = 1;
+  IoModel io_model = IoModel::kShared;
   tb::server::ServerConfig config;
   std::shared_ptr<const tb::server::TlsServerContext> tls;  // set: HTTPS
 };
@@ -26,8 +36,8 @@ struct ServerStats {
   std::uint64_t open_connections = 0;
 };
 
-// Runs its own io_context, either on its own background thread (start()) or on the caller's
-// thread (run_foreground()).
+// Runs its io_contexts on `threads` threads: background threads (start()), or the caller's thread
+// and threads - 1 more (run_foreground()).
 class LiveServer {
  public:
   // Binds and listens immediately; throws std::system_error naming the address on failure.
@@ -37,9 +47,9 @@ class LiveServer {
   LiveServer(const LiveServer&) = delete;
   LiveServer& operator=(const LiveServer&) = delete;
 
-  // Starts the background thread; idempotent.
+  // Starts the background threads; idempotent.
   void start();
-  // Closes the acceptor and every connection, then joins the background thread; idempotent,
+  // Closes the acceptor and every connection, then joins the background threads; idempotent,
   // callable from any thread, including a handler or a signal.
   void stop();
 

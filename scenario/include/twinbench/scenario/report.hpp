@@ -35,6 +35,13 @@ std::string cell_key(const std::string& scenario, std::uint32_t fps, std::uint64
 // scenario does not list come after, by first appearance).
 std::vector<Cell> collect_cells(const twinbench::ResultSet& results);
 
+// A field quoted for CSV when it holds a comma, quote or line break.
+std::string csv_field(const std::string& s);
+// Text made safe for a Markdown table cell.
+std::string md_cell(std::string s);
+// Any result message as indented JSON with the schema's field names, defaults included.
+std::string message_json(const google::protobuf::Message& message);
+
 std::string results_json(const twinbench::ResultSet& results);
 // Header: scenario,fps,body_bytes,variant,median_ms,min_ms,q1_ms,q3_ms,max_ms,runs. Cells without
 // a successful sample have empty ms fields and runs 0.

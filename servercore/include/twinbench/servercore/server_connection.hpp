@@ -18,6 +18,11 @@ struct ServerConfig {
   std::size_t max_header_bytes = 16 * 1024;  // larger request heads get 431 and a close
   std::size_t max_echo_bytes = 16 * 1024 * 1024;
   std::uint64_t max_download_bytes = 1ull << 34;
+  // false: a response's head in one write and its body in the next ones, as the stand-in server
+  // does (behind Nagle and a delayed ACK the body waits ~40 ms). true: a head and an in-memory
+  // body of up to write_slice bytes (ping, echo, routed errors) go out in one write, as nginx's
+  // writev.
+  bool coalesce_head_and_body = false;
 };
 
 class ServerConnection : public Connection {
