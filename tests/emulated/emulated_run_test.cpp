@@ -10,12 +10,12 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <thread>
 
 #include "twinbench/emulated/emulated_run.hpp"
 #include "path_fixture.hpp"
-#include "support/quiet_machine.hpp"
 #include "twinbench/sim/sim_backend.hpp"
 #include "twinbench/scenario/load.hpp"
 #include "twinbench/scenario/stats.hpp"
@@ -52,10 +52,19 @@ TEST(EmulatedRun, FrameGatingAt40MsGivesTheSimulatedFrameCounts) {
   link->set_mtu_bytes(1500);
   s.set_runs(3);
   const auto simulated = median_frames(sim::run_simulated(s, runner::RunOptions{}, 1));
-  std::string busy;
-  const auto measured = testing::run_on_a_quiet_machine(
-      [&] { return emulated::run_emulated(s, runner::RunOptions{}); }, busy);
-  if (!measured) GTEST_SKIP() << busy;
+  // The emulator judges its own timing (p99 packet lateness within 2 % of the RTT or a frame,
+  // docs/live-path.md); a probe thread would measure this test's own emulator and hosts, which
+  // keep both cores busy while they run.
+  std::string invalid;
+  std::optional<twinbench::ResultSet> measured;
+  for (int attempt = 0; attempt < 3 && !measured; ++attempt) {
+    auto results = emulated::run_emulated(s, runner::RunOptions{});
+    if (results.run().emulated().valid())
+      measured = std::move(results);
+    else
+      invalid += (invalid.empty() ? "" : "; ") + results.run().emulated().invalid_reason();
+  }
+  if (!measured) GTEST_SKIP() << "no run with valid emulator timing in 3 attempts: " << invalid;
   const auto on_kernel = median_frames(*measured);
   ASSERT_EQ(simulated.size(), on_kernel.size());
   int equal = 0;
