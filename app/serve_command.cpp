@@ -2,6 +2,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <cmath>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -26,6 +28,7 @@ struct ServeArgs {
   std::string ca_out;  // where to write the root certificate; empty: print it on stdout
   std::string io_model = "shared";
   int ready_fd = -1;  // gets "<base URL>\n" once listening, then is closed
+  double idle_timeout_s = 120;
 };
 
 // Generated test certificates for the server; the root CA goes to --tls-ca-out or stdout.
@@ -63,6 +66,7 @@ void announce_ready(int fd, const std::string& url) {
 void serve_command(ServeArgs a) {
   if (a.tls) add_test_certificates(a);
   a.server.io_model = a.io_model == "sharded" ? live::IoModel::kSharded : live::IoModel::kShared;
+  a.server.idle_timeout = std::chrono::milliseconds(std::llround(a.idle_timeout_s * 1000));
   live::LiveServer server(a.server);
   std::cerr << "twinbench serve: listening on " << server.base_url() << " (Nagle "
             << (a.server.nodelay ? "off" : "on") << ", " << a.server.threads << " thread"
@@ -100,6 +104,17 @@ Command add_serve_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--coalesce-writes", a->server.config.coalesce_head_and_body,
                 "A response's head and a small body in one write (default: two, as the stand-in)");
+  cmd->add_option("--max-head-bytes", a->server.config.max_header_bytes,
+                  "Larger request heads are answered 431 and the connection closed")
+      ->check(CLI::Range(std::size_t{256}, std::size_t{1} << 20))
+      ->capture_default_str();
+  cmd->add_option("--idle-timeout", a->idle_timeout_s,
+                  "Seconds a connection may send and take nothing before it is closed (0: never)")
+      ->check(CLI::Range(0.0, 86400.0))
+      ->capture_default_str();
+  cmd->add_option("--max-connections", a->server.max_connections,
+                  "Connections accepted beyond this many open ones are closed at once (0: no cap)")
+      ->capture_default_str();
   cmd->add_option("--ready-fd", a->ready_fd,
                   "Write the base URL and a newline to this open file descriptor once listening")
       ->check(CLI::Range(0, 65535));

@@ -110,11 +110,13 @@ class LiveServer::Impl::Session : public std::enable_shared_from_this<Session> {
       : server_(server),
         socket_(std::move(socket)),
         connection_(tb::server::make_connection(server.options.config, server.options.tls)),
-        linger_timer_(socket_.get_executor()) {}
+        linger_timer_(socket_.get_executor()),
+        idle_timer_(socket_.get_executor()) {}
 
   asio::any_io_executor executor() { return socket_.get_executor(); }
 
   void start() {
+    arm_idle_timer();
     read();
     pump_writes();
   }
@@ -124,12 +126,23 @@ class LiveServer::Impl::Session : public std::enable_shared_from_this<Session> {
     closed_ = true;
     error_code ignored;
     linger_timer_.cancel();
+    idle_timer_.cancel();
     socket_.shutdown(tcp::socket::shutdown_both, ignored);
     socket_.close(ignored);
     server_.forget(this);
   }
 
  private:
+  // Restarted by every byte read or written: a connection that makes no progress for the idle
+  // timeout is closed, whatever it is stuck in.
+  void arm_idle_timer() {
+    if (server_.options.idle_timeout.count() <= 0) return;
+    idle_timer_.expires_after(server_.options.idle_timeout);
+    idle_timer_.async_wait([self = shared_from_this()](const error_code& ec) {
+      if (!ec) self->close_now();
+    });
+  }
+
   void read() {
     reading_ = true;
     socket_.async_read_some(asio::buffer(read_buffer_),
@@ -159,6 +172,7 @@ class LiveServer::Impl::Session : public std::enable_shared_from_this<Session> {
       close_now();
       return;
     }
+    arm_idle_timer();
     connection_->on_receive(std::as_bytes(std::span(read_buffer_.data(), bytes)));
     pump_writes();
     if (!closed_ && !reading_) read();
@@ -185,6 +199,7 @@ class LiveServer::Impl::Session : public std::enable_shared_from_this<Session> {
       close_now();
       return;
     }
+    arm_idle_timer();
     connection_->write_done();
     // Counted after the write: a TLS connection counts a response once it is encrypted.
     const std::uint64_t served = connection_->requests_served();
@@ -214,6 +229,7 @@ class LiveServer::Impl::Session : public std::enable_shared_from_this<Session> {
   std::unique_ptr<tb::server::Connection> connection_;
   std::uint64_t counted_ = 0;  // responses already added to the server's stats
   asio::steady_timer linger_timer_;
+  asio::steady_timer idle_timer_;
   std::array<char, kReadBufferBytes> read_buffer_{};
   bool reading_ = false;
   bool writing_ = false;
@@ -301,6 +317,12 @@ void LiveServer::Impl::on_accept(const error_code& ec, tcp::socket socket) {
     return;
   }
   ++connections_accepted;
+  if (options.max_connections > 0 && open_connections >= options.max_connections) {
+    error_code ignored;  // over the cap: closed at once, the others keep being served
+    socket.close(ignored);
+    accept();
+    return;
+  }
   if (options.nodelay) {
     error_code ignored;
     socket.set_option(tcp::no_delay(true), ignored);

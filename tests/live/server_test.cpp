@@ -244,4 +244,82 @@ TEST(LiveServer, NodelayOptionServesNormally) {
   EXPECT_EQ(request(socket, buffer, get("/api/benchmark/download/100000/")).body().size(), 100000u);
 }
 
+namespace tb_limits {
+
+using namespace std::chrono_literals;
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+// How long the server took to close `socket` (the read returned end of file or a reset), bounded.
+std::chrono::milliseconds time_to_close(tcp::socket& socket) {
+  const auto start = std::chrono::steady_clock::now();
+  std::array<char, 4096> scratch{};
+  boost::system::error_code ec;
+  while (!ec && std::chrono::steady_clock::now() - start < 10s)
+    socket.read_some(asio::buffer(scratch), ec);
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                               start);
+}
+
+}  // namespace tb_limits
+
+// A client that goes silent in the middle of its head (a slowloris that stopped) is closed after
+// the idle timeout, and others are served meanwhile. One that keeps sending a byte at a time is
+// ended by the head limit (431).
+TEST(LiveServerLimits, ASilentConnectionIsClosedAfterTheIdleTimeoutWhileOthersAreServed) {
+  ServerOptions options;
+  options.idle_timeout = 300ms;
+  LiveServer server(options);
+  server.start();
+  asio::io_context io;
+  tcp::socket silent = connect_to(io, server.port());
+  Watchdog silent_watchdog(silent, kTimeout);
+  asio::write(silent, asio::buffer(std::string("GET /api/benchmark/ping/ HTTP/1.1\r\nHo")));
+  // Another client is answered while the silent one waits.
+  tcp::socket other = connect_to(io, server.port());
+  Watchdog other_watchdog(other, kTimeout);
+  boost::beast::flat_buffer buffer;
+  EXPECT_EQ(request(other, buffer, get("/api/benchmark/ping/")).result_int(), 200);
+  const auto closed_after = tb_limits::time_to_close(silent);
+  EXPECT_GE(closed_after, 150ms) << "not before the idle timeout (less the time already spent)";
+  EXPECT_LT(closed_after, 3s) << "closed within the idle timeout and a margin";
+}
+
+// A client that never reads a large body stops the server's writes; the server closes it after
+// the idle timeout instead of holding the connection and its buffers.
+TEST(LiveServerLimits, AClientThatNeverReadsItsBodyIsClosedAfterTheIdleTimeout) {
+  ServerOptions options;
+  options.idle_timeout = 300ms;
+  LiveServer server(options);
+  server.start();
+  asio::io_context io;
+  tcp::socket stuck = connect_to(io, server.port());
+  Watchdog watchdog(stuck, kTimeout);
+  stuck.set_option(asio::socket_base::receive_buffer_size(4096));
+  asio::write(stuck, asio::buffer(get("/api/benchmark/download/268435456/")));
+  ASSERT_TRUE(wait_until([&] { return server.stats().open_connections == 1; }));
+  // Nothing is read: the server's writes stall, and after the idle timeout it closes.
+  EXPECT_TRUE(wait_until([&] { return server.stats().open_connections == 0; }, 5s))
+      << "the stalled connection is still open";
+}
+
+// Over the connection cap, a new connection is closed at once; the open ones keep being served.
+TEST(LiveServerLimits, ConnectionsOverTheCapAreClosedAtOnce) {
+  ServerOptions options;
+  options.max_connections = 2;
+  LiveServer server(options);
+  server.start();
+  asio::io_context io;
+  tcp::socket first = connect_to(io, server.port());
+  tcp::socket second = connect_to(io, server.port());
+  Watchdog first_watchdog(first, kTimeout);
+  ASSERT_TRUE(wait_until([&] { return server.stats().open_connections == 2; }));
+  tcp::socket third = connect_to(io, server.port());
+  Watchdog third_watchdog(third, kTimeout);
+  EXPECT_LT(tb_limits::time_to_close(third), 2s);
+  boost::beast::flat_buffer buffer;
+  EXPECT_EQ(request(first, buffer, get("/api/benchmark/ping/")).result_int(), 200);
+  EXPECT_EQ(server.stats().open_connections, 2u);
+}
+
 }  // namespace

@@ -2,6 +2,8 @@
 // The benchmark server on real sockets: an Asio acceptor in front of tb::server::ServerConnection,
 // one per accepted connection. It stands in for the benchmark's local Python server (HTTP/1.1
 // keep-alive, head in one write, body in 64 KiB writes, Nagle left on).
+#include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -26,6 +28,13 @@ struct ServerOptions {
   std::string congestion_control;  // setsockopt(TCP_CONGESTION) on the listener; empty: default
   unsigned threads = 1;
   IoModel io_model = IoModel::kShared;
+  // A connection that neither sends a byte nor takes one for this long is closed (a slowloris
+  // head, a client that never reads its body, an idle keep-alive): longer than a client pool's
+  // own idle timeout (Godot's C3Http Session: 60 s), so kept-alive connections end from the
+  // client's side. 0: never.
+  std::chrono::milliseconds idle_timeout{120'000};
+  // Connections beyond this many open ones are closed as they are accepted. 0: no cap.
+  std::size_t max_connections = 4096;
   tb::server::ServerConfig config;
   std::shared_ptr<const tb::server::TlsServerContext> tls;  // set: HTTPS
 };
