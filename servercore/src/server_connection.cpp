@@ -79,6 +79,8 @@ std::string_view reason_phrase(unsigned status) {
       return "Not Found";
     case 405:
       return "Method Not Allowed";
+    case 408:
+      return "Request Timeout";
     case 413:
       return "Payload Too Large";
     case 431:
@@ -157,6 +159,18 @@ struct ServerConnection::Impl {
       : config(cfg), write_slice(std::clamp<std::size_t>(cfg.write_slice, 1, kZeroBufferBytes)) {}
 
   std::size_t unparsed_bytes() const { return input.size() - input_offset; }
+
+  // Part of a head is in and the rest is up to the client (not held back by a full queue).
+  bool receiving_head() const {
+    if (reading_stopped || input_closed || responses.size() >= kMaxQueuedResponses) return false;
+    return parser ? !parser->is_header_done() : unparsed_bytes() > 0;
+  }
+
+  void head_timed_out() {
+    if (reading_stopped) return;
+    responses.push_back(text_response(408, "request head timeout", ConnectionHeader::close));
+    stop_reading();
+  }
 
   void receive(std::span<const std::byte> data) {
     while (!data.empty() && !reading_stopped && !input_closed) {
@@ -364,5 +378,7 @@ bool ServerConnection::should_close() const {
 }
 
 std::uint64_t ServerConnection::requests_served() const { return impl_->served; }
+bool ServerConnection::receiving_request_head() const { return impl_->receiving_head(); }
+void ServerConnection::on_head_timeout() { impl_->head_timed_out(); }
 
 }  // namespace tb::server

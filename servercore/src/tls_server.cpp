@@ -86,6 +86,7 @@ struct TlsServerConnection::Impl {
   BIO* out;                        // ciphertext OpenSSL produced, not yet handed out
   std::vector<std::byte> pending;  // the current write (valid until write_done)
   bool failed = false;
+  bool received = false;  // any ciphertext yet
   bool peer_closed = false;
   bool shutdown_sent = false;
   std::string error;
@@ -112,6 +113,7 @@ struct TlsServerConnection::Impl {
 
   void receive(std::span<const std::byte> data) {
     if (failed) return;
+    received = received || !data.empty();
     BIO_write(in, data.data(), static_cast<int>(data.size()));
     if (!established()) {
       ERR_clear_error();
@@ -189,6 +191,24 @@ std::uint64_t TlsServerConnection::requests_served() const {
   return impl_->inner.requests_served();
 }
 bool TlsServerConnection::handshaking() const { return !impl_->failed && !impl_->established(); }
+
+bool TlsServerConnection::receiving_request_head() const {
+  if (impl_->failed) return false;
+  if (!impl_->established()) return impl_->received;  // a handshake begun and not finished
+  // SSL_has_pending: part of a record is buffered (a record trickled in counts as a head).
+  return impl_->inner.receiving_request_head() || SSL_has_pending(impl_->ssl) == 1 ||
+         BIO_ctrl_pending(impl_->in) > 0;
+}
+
+void TlsServerConnection::on_head_timeout() {
+  if (impl_->failed) return;
+  if (!impl_->established()) {
+    impl_->failed = true;  // nothing can be said to a peer without keys: just close
+    impl_->error = "TLS handshake timed out";
+    return;
+  }
+  impl_->inner.on_head_timeout();
+}
 const std::string& TlsServerConnection::error() const { return impl_->error; }
 
 std::unique_ptr<Connection> make_connection(const ServerConfig& config,

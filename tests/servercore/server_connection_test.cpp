@@ -477,3 +477,33 @@ TEST(ServerConnection, CoalescingLeavesBodiesLargerThanASliceSplit) {
   EXPECT_EQ(written.write_sizes[1], 16u);
   EXPECT_EQ(parse_responses(written.bytes).at(0).body(), body);
 }
+
+// The head timeout's two questions: does the client owe the rest of a head, and what is said when
+// it never comes.
+TEST(ServerConnection, OwesAHeadOnlyBetweenItsFirstByteAndItsEnd) {
+  ServerConnection connection;
+  EXPECT_FALSE(connection.receiving_request_head()) << "an idle connection owes nothing";
+  const std::string request = get("/api/benchmark/ping/");
+  connection.on_receive(as_bytes(std::string_view(request).substr(0, 10)));
+  EXPECT_TRUE(connection.receiving_request_head());
+  connection.on_receive(as_bytes(std::string_view(request).substr(10)));
+  EXPECT_FALSE(connection.receiving_request_head()) << "the head is complete";
+  EXPECT_EQ(parse_responses(drain(connection).bytes).at(0).result_int(), 200u);
+  // A POST whose head is in but whose body is not owes a body, not a head.
+  connection.on_receive(as_bytes("POST /echo HTTP/1.1\r\nContent-Length: 10\r\n\r\nabc"));
+  EXPECT_FALSE(connection.receiving_request_head());
+}
+
+TEST(ServerConnection, AHeadTimeoutIsAnswered408AndCloses) {
+  ServerConnection connection;
+  connection.on_receive(as_bytes("GET /api/benchmark/ping/ HTTP/1.1\r\nHo"));
+  connection.on_head_timeout();
+  EXPECT_FALSE(connection.receiving_request_head());
+  const auto responses = parse_responses(drain(connection).bytes);
+  ASSERT_EQ(responses.size(), 1u);
+  EXPECT_EQ(responses[0].result_int(), 408u);
+  EXPECT_TRUE(connection.should_close());
+  // Whatever trickles in afterwards is ignored.
+  connection.on_receive(as_bytes("st: x\r\n\r\n"));
+  EXPECT_TRUE(drain(connection).bytes.empty());
+}

@@ -23,6 +23,13 @@ class Connection {
   virtual std::uint64_t requests_served() const = 0;
   // True while a TLS handshake is under way (always false for plain HTTP).
   virtual bool handshaking() const { return false; }
+  // True while the client owes the rest of something it started: a request head (or, with TLS,
+  // the handshake or a record) of which some bytes arrived. The server bounds how long this may
+  // last (serve --head-timeout) so a client that trickles a head (slowloris) cannot hold a
+  // connection forever by sending a byte now and then.
+  virtual bool receiving_request_head() const = 0;
+  // That bound ran out: answer 408 and close (or, mid-handshake, just close).
+  virtual void on_head_timeout() = 0;
 };
 
 }  // namespace tb::server

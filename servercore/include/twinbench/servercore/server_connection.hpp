@@ -46,6 +46,8 @@ class ServerConnection : public Connection {
   // (Connection: close, HTTP/1.0 without keep-alive, a bad request, or the peer closed).
   bool should_close() const override;
   std::uint64_t requests_served() const override;
+  bool receiving_request_head() const override;
+  void on_head_timeout() override;
 
  private:
   struct Impl;

@@ -53,6 +53,8 @@ class TlsServerConnection : public Connection {
   bool should_close() const override;
   std::uint64_t requests_served() const override;
   bool handshaking() const override;
+  bool receiving_request_head() const override;
+  void on_head_timeout() override;
   // Why the handshake or the connection failed; empty while all is well.
   const std::string& error() const;
 
