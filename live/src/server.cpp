@@ -39,6 +39,9 @@ using tcp = asio::ip::tcp;
 using boost::system::error_code;
 
 constexpr std::size_t kReadBufferBytes = 64 * 1024;
+// Each serving thread reads into its own buffer; a session's handlers never run on two threads at
+// once, and the connection copies what it keeps.
+thread_local std::array<char, kReadBufferBytes> thread_read_buffer;
 // After the last response of a closing connection the send side is shut down and the input is
 // read and dropped for up to this long: closing with unread input would send an RST, which can
 // destroy the response before the client reads it.
@@ -111,7 +114,11 @@ class LiveServer::Impl::Session : public std::enable_shared_from_this<Session> {
         socket_(std::move(socket)),
         connection_(tb::server::make_connection(server.options.config, server.options.tls)),
         linger_timer_(socket_.get_executor()),
-        idle_timer_(socket_.get_executor()) {}
+        idle_timer_(socket_.get_executor()),
+        head_timer_(socket_.get_executor()) {
+    error_code ignored;
+    socket_.non_blocking(true, ignored);  // read_some after a readiness wait must not block
+  }
 
   asio::any_io_executor executor() { return socket_.get_executor(); }
 
@@ -127,6 +134,7 @@ class LiveServer::Impl::Session : public std::enable_shared_from_this<Session> {
     error_code ignored;
     linger_timer_.cancel();
     idle_timer_.cancel();
+    head_timer_.cancel();
     socket_.shutdown(tcp::socket::shutdown_both, ignored);
     socket_.close(ignored);
     server_.forget(this);
@@ -143,12 +151,45 @@ class LiveServer::Impl::Session : public std::enable_shared_from_this<Session> {
     });
   }
 
+  // Waits for input and only then reads it into the thread's buffer, so an idle connection holds
+  // no read buffer of its own (10,000 idle connections would otherwise pin 640 MiB).
+  // Runs while the client owes the rest of a head it began; the idle timer cannot catch a head
+  // that trickles in, since every byte restarts it.
+  void update_head_timer() {
+    if (closed_ || finishing_ || server_.options.head_timeout.count() <= 0) return;
+    const bool owed = connection_->receiving_request_head();
+    if (owed == head_timer_running_) return;
+    head_timer_running_ = owed;
+    if (!owed) {
+      head_timer_.cancel();
+      return;
+    }
+    head_timer_.expires_after(server_.options.head_timeout);
+    head_timer_.async_wait([self = shared_from_this()](const error_code& ec) {
+      if (ec || self->closed_ || !self->head_timer_running_) return;
+      self->head_timer_running_ = false;
+      self->connection_->on_head_timeout();
+      self->pump_writes();
+    });
+  }
+
   void read() {
     reading_ = true;
-    socket_.async_read_some(asio::buffer(read_buffer_),
-                            [self = shared_from_this()](const error_code& ec, std::size_t bytes) {
-                              self->on_read(ec, bytes);
-                            });
+    socket_.async_wait(tcp::socket::wait_read, [self = shared_from_this()](const error_code& ec) {
+      self->on_readable(ec);
+    });
+  }
+
+  void on_readable(error_code ec) {
+    std::size_t bytes = 0;
+    if (!ec && !closed_) {
+      bytes = socket_.read_some(asio::buffer(thread_read_buffer), ec);
+      if (ec == asio::error::would_block || ec == asio::error::try_again) {
+        read();  // a spurious wakeup: nothing to read after all
+        return;
+      }
+    }
+    on_read(ec, bytes);
   }
 
   void on_read(const error_code& ec, std::size_t bytes) {
@@ -173,7 +214,8 @@ class LiveServer::Impl::Session : public std::enable_shared_from_this<Session> {
       return;
     }
     arm_idle_timer();
-    connection_->on_receive(std::as_bytes(std::span(read_buffer_.data(), bytes)));
+    connection_->on_receive(std::as_bytes(std::span(thread_read_buffer.data(), bytes)));
+    update_head_timer();
     pump_writes();
     if (!closed_ && !reading_) read();
   }
@@ -201,6 +243,7 @@ class LiveServer::Impl::Session : public std::enable_shared_from_this<Session> {
     }
     arm_idle_timer();
     connection_->write_done();
+    update_head_timer();  // a drained queue lets held-back input be parsed
     // Counted after the write: a TLS connection counts a response once it is encrypted.
     const std::uint64_t served = connection_->requests_served();
     server_.requests_served += served - counted_;
@@ -211,6 +254,8 @@ class LiveServer::Impl::Session : public std::enable_shared_from_this<Session> {
   void finish() {
     if (finishing_) return;
     finishing_ = true;
+    head_timer_running_ = false;
+    head_timer_.cancel();
     if (peer_closed_) {
       close_now();
       return;
@@ -230,7 +275,8 @@ class LiveServer::Impl::Session : public std::enable_shared_from_this<Session> {
   std::uint64_t counted_ = 0;  // responses already added to the server's stats
   asio::steady_timer linger_timer_;
   asio::steady_timer idle_timer_;
-  std::array<char, kReadBufferBytes> read_buffer_{};
+  asio::steady_timer head_timer_;
+  bool head_timer_running_ = false;
   bool reading_ = false;
   bool writing_ = false;
   bool peer_closed_ = false;

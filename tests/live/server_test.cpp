@@ -303,6 +303,46 @@ TEST(LiveServerLimits, AClientThatNeverReadsItsBodyIsClosedAfterTheIdleTimeout) 
       << "the stalled connection is still open";
 }
 
+// A head trickled in a byte at a time (slowloris) restarts the idle timer with every byte; the
+// head timeout ends it: 408 and a close, while another client is served.
+TEST(LiveServerLimits, AHeadTrickledInIsAnswered408AtTheHeadTimeout) {
+  ServerOptions options;
+  options.idle_timeout = 5s;
+  options.head_timeout = 400ms;
+  LiveServer server(options);
+  server.start();
+  asio::io_context io;
+  tcp::socket slow = connect_to(io, server.port());
+  Watchdog watchdog(slow, kTimeout);
+  const std::string head = get("/api/benchmark/ping/");
+  const auto start = std::chrono::steady_clock::now();
+  std::size_t sent = 0;
+  // One byte every 50 ms (the head would take ~2.5 s) until the server answers.
+  while (slow.available() == 0 && sent < head.size() &&
+         std::chrono::steady_clock::now() - start < 4s) {
+    boost::system::error_code ec;
+    asio::write(slow, asio::buffer(head.data() + sent, 1), ec);
+    if (ec) break;
+    ++sent;
+    std::this_thread::sleep_for(50ms);
+  }
+  tcp::socket other = connect_to(io, server.port());
+  Watchdog other_watchdog(other, kTimeout);
+  boost::beast::flat_buffer other_buffer;
+  EXPECT_EQ(request(other, other_buffer, get("/api/benchmark/ping/")).result_int(), 200);
+  EXPECT_LT(sent, head.size()) << "the head was never cut short";
+  boost::beast::flat_buffer buffer;
+  http::response<http::string_body> response;
+  boost::system::error_code ec;
+  http::read(slow, buffer, response, ec);
+  ASSERT_FALSE(ec) << ec.message();
+  EXPECT_EQ(response.result_int(), 408);
+  const auto answered = std::chrono::steady_clock::now() - start;
+  EXPECT_GE(answered, 400ms);
+  EXPECT_LT(answered, 2s);
+  EXPECT_LT(tb_limits::time_to_close(slow), 3s);
+}
+
 // Over the connection cap, a new connection is closed at once; the open ones keep being served.
 TEST(LiveServerLimits, ConnectionsOverTheCapAreClosedAtOnce) {
   ServerOptions options;

@@ -33,6 +33,11 @@ struct ServerOptions {
   // own idle timeout (Godot's C3Http Session: 60 s), so kept-alive connections end from the
   // client's side. 0: never.
   std::chrono::milliseconds idle_timeout{120'000};
+  // A request head (or TLS handshake) begun must be complete within this long, however its bytes
+  // trickle in: the idle timeout alone restarts on every byte, so a head sent a byte a second
+  // (slowloris) would hold the connection for hours. Answered 408 and closed. Like Apache's
+  // mod_reqtimeout (header=20). 0: never.
+  std::chrono::milliseconds head_timeout{20'000};
   // Connections beyond this many open ones are closed as they are accepted. 0: no cap.
   std::size_t max_connections = 4096;
   tb::server::ServerConfig config;

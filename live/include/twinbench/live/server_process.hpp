@@ -20,6 +20,7 @@ class ServerProcess {
   ServerProcess& operator=(const ServerProcess&) = delete;
 
   const std::string& url() const { return url_; }
+  pid_t pid() const { return pid_; }
   // SIGTERM, then SIGKILL after two seconds; returns the wait status. Idempotent.
   int stop();
 
