@@ -1,4 +1,5 @@
 // `twinbench serve`: the benchmark endpoints on a port, HTTP or HTTPS, until Ctrl-C.
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -29,7 +30,28 @@ struct ServeArgs {
   std::string io_model = "shared";
   int ready_fd = -1;  // gets "<base URL>\n" once listening, then is closed
   double idle_timeout_s = 120;
+  double head_timeout_s = 20;
 };
+
+// Raises the soft limit on open files to the hard one, as nginx's worker_rlimit_nofile would: the
+// default soft limit (often 1024) is far below --max-connections. Says so when the cap cannot be
+// reached even then.
+void raise_open_file_limit(std::size_t max_connections) {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return;
+  if (limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &limit);
+    ::getrlimit(RLIMIT_NOFILE, &limit);
+  }
+  constexpr rlim_t kSpareDescriptors = 64;  // listener, epoll, signals, stdio, files
+  if (max_connections == 0 || limit.rlim_cur == RLIM_INFINITY ||
+      limit.rlim_cur >= max_connections + kSpareDescriptors)
+    return;
+  std::cerr << "twinbench serve: warning: only " << limit.rlim_cur
+            << " open files allowed (ulimit -n), fewer than --max-connections "
+            << max_connections << "; accepts beyond that fail and are retried\n";
+}
 
 // Generated test certificates for the server; the root CA goes to --tls-ca-out or stdout.
 void add_test_certificates(ServeArgs& a) {
@@ -67,6 +89,8 @@ void serve_command(ServeArgs a) {
   if (a.tls) add_test_certificates(a);
   a.server.io_model = a.io_model == "sharded" ? live::IoModel::kSharded : live::IoModel::kShared;
   a.server.idle_timeout = std::chrono::milliseconds(std::llround(a.idle_timeout_s * 1000));
+  a.server.head_timeout = std::chrono::milliseconds(std::llround(a.head_timeout_s * 1000));
+  raise_open_file_limit(a.server.max_connections);
   live::LiveServer server(a.server);
   std::cerr << "twinbench serve: listening on " << server.base_url() << " (Nagle "
             << (a.server.nodelay ? "off" : "on") << ", " << a.server.threads << " thread"
@@ -110,6 +134,11 @@ Command add_serve_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--idle-timeout", a->idle_timeout_s,
                   "Seconds a connection may send and take nothing before it is closed (0: never)")
+      ->check(CLI::Range(0.0, 86400.0))
+      ->capture_default_str();
+  cmd->add_option("--head-timeout", a->head_timeout_s,
+                  "Seconds a request head (or TLS handshake) may take once begun; then 408 and "
+                  "a close (0: never)")
       ->check(CLI::Range(0.0, 86400.0))
       ->capture_default_str();
   cmd->add_option("--max-connections", a->server.max_connections,
