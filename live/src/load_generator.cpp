@@ -41,7 +41,6 @@ constexpr auto kCloseGrace = std::chrono::seconds(1);
 struct RunPlan {
   const LoadOptions& options;
   tcp::endpoint endpoint;
-  ssl::context* tls = nullptr;  // null: plain HTTP
   Clock::time_point start, measure_from, measure_until;
 
   Time now() const { return Clock::now() - start; }
@@ -76,8 +75,10 @@ struct Link {
 
 class LoadConnection : public std::enable_shared_from_this<LoadConnection> {
  public:
-  LoadConnection(asio::io_context& io, const RunPlan& plan, ShardResult& result, std::size_t index)
-      : io_(io), plan_(plan), result_(result), index_(index), timer_(io) {}
+  // tls: the shard's client context (null: plain HTTP).
+  LoadConnection(asio::io_context& io, const RunPlan& plan, ssl::context* tls, ShardResult& result,
+                 std::size_t index)
+      : io_(io), plan_(plan), tls_(tls), result_(result), index_(index), timer_(io) {}
 
   void open() {
     if (stopped_) return;
@@ -109,8 +110,8 @@ class LoadConnection : public std::enable_shared_from_this<LoadConnection> {
     ++result_.connections_opened;
     error_code ignored;
     if (plan_.options.nodelay) link_->socket.set_option(tcp::no_delay(true), ignored);
-    if (!plan_.tls) return on_established();
-    auto& tls = link_->tls.emplace(link_->socket, *plan_.tls);
+    if (!tls_) return on_established();
+    auto& tls = link_->tls.emplace(link_->socket, *tls_);
     const std::string& host = plan_.options.server.host;
     tls.set_verify_callback(ssl::host_name_verification(host));
     error_code not_ip;
@@ -208,6 +209,7 @@ class LoadConnection : public std::enable_shared_from_this<LoadConnection> {
 
   asio::io_context& io_;
   const RunPlan& plan_;
+  ssl::context* tls_;
   ShardResult& result_;
   std::size_t index_;
   std::shared_ptr<Link> link_;
@@ -244,11 +246,11 @@ std::unique_ptr<ssl::context> make_tls_context(const LoadOptions& options) {
 }
 
 // One thread's share of the connections, run to the end of the window plus the close grace.
-void run_shard(const RunPlan& plan, unsigned shard, ShardResult& result) {
+void run_shard(const RunPlan& plan, unsigned shard, ssl::context* tls, ShardResult& result) {
   asio::io_context io(1);
   std::vector<std::shared_ptr<LoadConnection>> connections;
   for (unsigned i = shard; i < plan.options.clients; i += plan.options.threads)
-    connections.push_back(std::make_shared<LoadConnection>(io, plan, result, i));
+    connections.push_back(std::make_shared<LoadConnection>(io, plan, tls, result, i));
   asio::steady_timer start(io, plan.start);
   start.async_wait([&](const error_code&) {
     for (auto& c : connections) c->open();
@@ -285,19 +287,22 @@ LoadMeasurement run_load(const LoadOptions& options) {
     throw std::invalid_argument("run_load: no requests");
   LoadOptions bounded = options;
   bounded.threads = std::clamp(options.threads, 1u, std::max(1u, options.clients));
-  const auto tls = make_tls_context(bounded);
+  // A TLS context per thread, so the shards share no OpenSSL state: with one shared context,
+  // ThreadSanitizer reports the certificate data libcrypto caches lazily during handshakes
+  // (written under its lock, read after a check it cannot see in the uninstrumented library).
+  std::vector<std::unique_ptr<ssl::context>> tls;
+  for (unsigned t = 0; t < bounded.threads; ++t) tls.push_back(make_tls_context(bounded));
   // The threads start together a little ahead, so the warmup covers every connect.
   const auto start = Clock::now() + std::chrono::milliseconds(5);
   const auto measure_from = start + std::chrono::duration_cast<Clock::duration>(bounded.warmup);
-  const RunPlan plan{
-      bounded,      resolve(bounded.server),
-      tls.get(),    start,
-      measure_from, measure_from + std::chrono::duration_cast<Clock::duration>(bounded.duration)};
+  const RunPlan plan{bounded, resolve(bounded.server), start, measure_from,
+                     measure_from + std::chrono::duration_cast<Clock::duration>(bounded.duration)};
 
   std::vector<ShardResult> shards(bounded.threads);
   std::vector<std::thread> threads;
   for (unsigned t = 0; t < bounded.threads; ++t)
-    threads.emplace_back([&plan, &shards, t] { run_shard(plan, t, shards[t]); });
+    threads.emplace_back(
+        [&plan, &tls, &shards, t] { run_shard(plan, t, tls[t].get(), shards[t]); });
   for (auto& t : threads) t.join();
   return merge(shards, plan);
 }
