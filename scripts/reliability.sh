@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates everything in results/reliability/, one part after another (each writes its file):
-#   fuzz.md         bash scripts/fuzz.sh [--max-time S]   every fuzz target under ASan+UBSan
+#   fuzz.md         bash scripts/fuzz.sh                  every fuzz target under ASan+UBSan
 #   tsan.md         bash scripts/tsan.sh                  live and threaded tests under TSan
 #   server-load.md  bash scripts/server-load.sh           serve under wrk, 256 connections
 #   abuse.md        bash scripts/abuse.sh                 serve against abusive clients
@@ -18,7 +18,7 @@ done
 cmake --preset default >/dev/null && cmake --build --preset default || exit 1
 failed=()
 run() { echo "reliability: $*" >&2; "$@" || failed+=("$*"); }
-run bash scripts/fuzz.sh --max-time "$fuzz_max_time"
+run bash scripts/fuzz.sh --max-time "$fuzz_max_time" --parallel "$(nproc)"
 run bash scripts/tsan.sh
 run bash scripts/server-load.sh
 run bash scripts/abuse.sh
