@@ -261,6 +261,15 @@ std::chrono::milliseconds time_to_close(tcp::socket& socket) {
                                                                start);
 }
 
+// The status a new client's ping gets from the server on `port` (another client, served while
+// an abusive one waits).
+int ping_status_of_another_client(asio::io_context& io, std::uint16_t port) {
+  tcp::socket other = connect_to(io, port);
+  Watchdog watchdog(other, kTimeout);
+  boost::beast::flat_buffer buffer;
+  return request(other, buffer, get("/api/benchmark/ping/")).result_int();
+}
+
 }  // namespace tb_limits
 
 // A client that goes silent in the middle of its head (a slowloris that stopped) is closed after
@@ -276,10 +285,7 @@ TEST(LiveServerLimits, ASilentConnectionIsClosedAfterTheIdleTimeoutWhileOthersAr
   Watchdog silent_watchdog(silent, kTimeout);
   asio::write(silent, asio::buffer(std::string("GET /api/benchmark/ping/ HTTP/1.1\r\nHo")));
   // Another client is answered while the silent one waits.
-  tcp::socket other = connect_to(io, server.port());
-  Watchdog other_watchdog(other, kTimeout);
-  boost::beast::flat_buffer buffer;
-  EXPECT_EQ(request(other, buffer, get("/api/benchmark/ping/")).result_int(), 200);
+  EXPECT_EQ(tb_limits::ping_status_of_another_client(io, server.port()), 200);
   const auto closed_after = tb_limits::time_to_close(silent);
   EXPECT_GE(closed_after, 150ms) << "not before the idle timeout (less the time already spent)";
   EXPECT_LT(closed_after, 3s) << "closed within the idle timeout and a margin";
@@ -326,10 +332,7 @@ TEST(LiveServerLimits, AHeadTrickledInIsAnswered408AtTheHeadTimeout) {
     ++sent;
     std::this_thread::sleep_for(50ms);
   }
-  tcp::socket other = connect_to(io, server.port());
-  Watchdog other_watchdog(other, kTimeout);
-  boost::beast::flat_buffer other_buffer;
-  EXPECT_EQ(request(other, other_buffer, get("/api/benchmark/ping/")).result_int(), 200);
+  EXPECT_EQ(tb_limits::ping_status_of_another_client(io, server.port()), 200);
   EXPECT_LT(sent, head.size()) << "the head was never cut short";
   boost::beast::flat_buffer buffer;
   http::response<http::string_body> response;
