@@ -299,7 +299,7 @@ Duration start_offset(const twinbench::Scenario& s, std::uint64_t seed, std::uin
 // Several game clients on one backend, all at once; their samples in client order.
 twinbench::ResultSet run_clients(const twinbench::Scenario& s, Backend& b, const RunOptions& o,
                                  std::uint32_t clients) {
-  if (b.name != "sim")
+  if (!b.runs_many_clients)
     throw InputError("scenario.clients: " + std::to_string(clients) +
                      " clients run in simulation only (--backend sim); for a live load on a "
                      "server use `twinbench load`");

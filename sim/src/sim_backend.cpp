@@ -126,7 +126,8 @@ SimBackend::SimBackend(const twinbench::Scenario& scenario, std::uint64_t seed)
                [this](const std::string& name, std::uint64_t expected) {
                  return sinks_.check_and_remove(name, expected);
                },
-               "sim"} {}
+               "sim",
+               /*runs_many_clients=*/true} {}
 
 namespace {
 

@@ -35,8 +35,6 @@ using twinbench::Scenario;
 
 constexpr std::string_view kManifest = "sweep.textproto";
 constexpr std::string_view kPoints = "points";
-// The grid's bound (the grammar's), checked with the file's name before the points are made.
-constexpr std::size_t kMaxGridPoints = kMaxSweepPoints;
 
 using scenario::read_file;
 
@@ -71,16 +69,13 @@ std::vector<Axis> scenario_axes(const Scenario& scenario, const std::string& ori
   return axes;
 }
 
-// The grid's size, checked before its points are made.
+// The grid's size (the grammar's bound), checked before its points are made; the error names
+// the file.
 void check_grid_size(const std::vector<Axis>& axes, const std::string& origin) {
-  std::size_t points = 1;
-  for (const Axis& axis : axes) {
-    points *= axis.values.size();
-    if (points > kMaxGridPoints)
-      throw SweepError(
-          fmt::format("{}: sweep: expected at most {} points in the grid, got more "
-                      "(axes up to {} make {} or more)",
-                      origin, kMaxGridPoints, axis.name, points));
+  try {
+    studies::check_grid_size(axes);
+  } catch (const SweepError& e) {
+    throw SweepError(fmt::format("{}: {}", origin, e.what()));
   }
 }
 

@@ -286,14 +286,19 @@ Axis parse_axis(const std::string& spec, const Scenario& scenario) {
   }
 }
 
-std::vector<Point> enumerate_points(const std::vector<Axis>& axes) {
+void check_grid_size(const std::vector<Axis>& axes) {
   std::size_t count = 1;
   for (const Axis& axis : axes) {
     count = axis.values.size() > kMaxPoints / count ? kMaxPoints + 1 : count * axis.values.size();
     if (count > kMaxPoints)
-      throw SweepError(
-          fmt::format("the axes span more than {} points; split the sweep", kMaxPoints));
+      throw SweepError(fmt::format(
+          "sweep: expected at most {} points in the grid, got more (axes up to {} make more)",
+          kMaxPoints, axis.name));
   }
+}
+
+std::vector<Point> enumerate_points(const std::vector<Axis>& axes) {
+  check_grid_size(axes);
   std::vector<Point> points;
   std::vector<std::size_t> at(axes.size(), 0);
   for (std::size_t index = 0;; ++index) {

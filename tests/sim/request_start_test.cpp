@@ -46,8 +46,8 @@ std::vector<double> gaps_between_requests(twinbench::RequestStart start) {
   sim::SimBackend sim(s, 1);
   runner::Backend& b = sim.backend();
   RecordingTransports transports(b.transports, b.scheduler);
-  runner::Backend recorded{b.scheduler, b.threads,   transports,       b.resolver,
-                           b.sinks,     b.run_until, b.check_download, b.name};
+  runner::Backend recorded{b.scheduler, b.threads,        transports, b.resolver,         b.sinks,
+                           b.run_until, b.check_download, b.name,     b.runs_many_clients};
   runner::RunOptions options;
   options.base_url = sim.base_url();
   const auto results = runner::run_scenario(s, recorded, options);

@@ -32,6 +32,10 @@ struct Backend {
   // Checks a download streamed to the sink `name` (its size) and removes it; an error text or "".
   std::function<std::string(const std::string& name, std::uint64_t expected_bytes)> check_download;
   std::string name;  // "live" or "sim"
+  // Whether several game clients (scenario.clients > 1) can run at once on it: a simulation
+  // holds them all on one virtual clock; a live run has one frame loop (`twinbench load` is the
+  // live load).
+  bool runs_many_clients = false;
 };
 
 // One step of the protocol: a variant's request in a round of a cell.

@@ -46,6 +46,10 @@ struct Point {
   std::string key;  // "rtt_ms=20,rate_mbps=100,fps=60": names the point's file and seeds it
 };
 
+// Throws SweepError if the axes span more than kMaxSweepPoints points, before any is made.
+void check_grid_size(const std::vector<Axis>& axes);
+
+// The grid's points (check_grid_size first).
 std::vector<Point> enumerate_points(const std::vector<Axis>& axes);
 
 twinbench::Scenario apply_point(const twinbench::Scenario& scenario, const std::vector<Axis>& axes,
