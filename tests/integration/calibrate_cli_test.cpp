@@ -11,6 +11,7 @@
 #include "twinbench/studies/calibrate.hpp"
 #include "twinbench/studies/reproduce.hpp"
 #include "commands.hpp"
+#include "run_cli.hpp"
 
 namespace tb {
 namespace {
@@ -30,13 +31,7 @@ class CalibrateCli : public ::testing::Test {
     return dir_ / name;
   }
   int run(std::vector<std::string> args, std::string* out, std::string* err) {
-    args.insert(args.begin(), "twinbench");
-    ::testing::internal::CaptureStderr();
-    ::testing::internal::CaptureStdout();
-    const int code = app::main_with_args(args);
-    *out = ::testing::internal::GetCapturedStdout();
-    *err = ::testing::internal::GetCapturedStderr();
-    return code;
+    return tb::testing::run_cli(std::move(args), err, out);
   }
   void expect_bad_csv(const std::string& name, const std::string& text, int line,
                       const std::string& what) {

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "commands.hpp"
+#include "run_cli.hpp"
 
 namespace tb {
 namespace {
@@ -24,13 +25,7 @@ class Cli : public ::testing::Test {
     return dir_ / name;
   }
   int run(std::vector<std::string> args, std::string* err) {
-    args.insert(args.begin(), "twinbench");
-    ::testing::internal::CaptureStderr();
-    ::testing::internal::CaptureStdout();
-    const int code = app::main_with_args(args);
-    ::testing::internal::GetCapturedStdout();
-    *err = ::testing::internal::GetCapturedStderr();
-    return code;
+    return tb::testing::run_cli(std::move(args), err);
   }
   fs::path dir_;
 };

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "run_cli.hpp"
 #include "load.pb.h"
 #include "twinbench/scenario/text.hpp"
 
@@ -19,15 +20,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-int run(std::vector<std::string> args, std::string* err) {
-  args.insert(args.begin(), "twinbench");
-  ::testing::internal::CaptureStderr();
-  ::testing::internal::CaptureStdout();
-  const int code = app::main_with_args(args);
-  ::testing::internal::GetCapturedStdout();
-  *err = ::testing::internal::GetCapturedStderr();
-  return code;
-}
+using tb::testing::run_cli;
+int run(std::vector<std::string> args, std::string* err) { return run_cli(std::move(args), err); }
 
 void expect_bad(const std::vector<std::string>& args, const std::string& names) {
   std::string err;

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "run_cli.hpp"
 #include "twinbench/studies/sweep.hpp"
 
 namespace tb {
@@ -135,12 +136,7 @@ class Sweep : public ::testing::Test {
             "--out", (dir_ / out).string()};
   }
   int run(std::vector<std::string> args, std::string* err = nullptr) {
-    args.insert(args.begin(), "twinbench");
-    ::testing::internal::CaptureStderr();
-    const int code = app::main_with_args(args);
-    const std::string e = ::testing::internal::GetCapturedStderr();
-    if (err) *err = e;
-    return code;
+    return tb::testing::run_cli(std::move(args), err);
   }
   std::vector<std::string> with(std::vector<std::string> args, std::vector<std::string> extra) {
     args.insert(args.end(), extra.begin(), extra.end());
