@@ -151,8 +151,6 @@ class LiveServer::Impl::Session : public std::enable_shared_from_this<Session> {
     });
   }
 
-  // Waits for input and only then reads it into the thread's buffer, so an idle connection holds
-  // no read buffer of its own (10,000 idle connections would otherwise pin 640 MiB).
   // Runs while the client owes the rest of a head it began; the idle timer cannot catch a head
   // that trickles in, since every byte restarts it.
   void update_head_timer() {
@@ -173,6 +171,8 @@ class LiveServer::Impl::Session : public std::enable_shared_from_this<Session> {
     });
   }
 
+  // Waits for input and only then reads it into the thread's buffer, so an idle connection holds
+  // no read buffer of its own (10,000 idle connections would otherwise pin 640 MiB).
   void read() {
     reading_ = true;
     socket_.async_wait(tcp::socket::wait_read, [self = shared_from_this()](const error_code& ec) {
