@@ -29,6 +29,12 @@ void LinuxBbr::with_margin(ns3::TcpSocketState& tcb, Call call) {
 void LinuxBbr::CongControl(ns3::Ptr<ns3::TcpSocketState> tcb,
                            const ns3::TcpRateOps::TcpRateConnection& rc,
                            const ns3::TcpRateOps::TcpRateSample& rs) {
+  // An ACK that found nothing in flight and delivered nothing (the peer's request arriving on an
+  // idle connection) is no event for BBR: Linux's tcp_ack takes its no_queue path and never calls
+  // tcp_cong_control. ns-3 calls TcpBbr with the empty sample, whose UpdateBtlBw returns before
+  // UpdateRound, leaving m_roundStart set from the last ACK: CheckFullPipe then counts a round
+  // without growth, and three idle requests end STARTUP that Linux keeps (docs/tcp-model.md).
+  if (rs.m_priorInFlight == 0 && rs.m_ackedSacked == 0) return;
   with_margin(*tcb, [&] { TcpBbr::CongControl(tcb, rc, rs); });
 }
 
