@@ -35,8 +35,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         axes.push_back(tb::studies::parse_axis(std::string(line), base));
     }
     if (axes.empty()) return 0;
-    for (const auto& point : tb::studies::enumerate_points(axes))
-      tb::studies::apply_point(base, axes, point);
+    // Every point is enumerated (its key formatted); the scenario is applied at the grid's first
+    // and last 32 points only: applying copies the whole scenario, so applying all of a grid near
+    // kMaxSweepPoints cost most of the run (1.5k executions/s) while every value of every axis is
+    // still applied on grids this size or smaller, where the fuzzer's mutations mostly land.
+    const auto points = tb::studies::enumerate_points(axes);
+    for (std::size_t i = 0; i < points.size(); ++i)
+      if (i < 32 || points.size() - i <= 32) tb::studies::apply_point(base, axes, points[i]);
   } catch (const tb::InputError&) {
   }
   return 0;
