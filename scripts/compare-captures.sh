@@ -4,7 +4,7 @@
 # run on both twins with packet captures: every request's time on each twin, and how the server's
 # responses left it on each (scripts/pcap-flights.py on the server-side captures). The captures
 # stay in out/compare-captures/<scenario>/{sim,emulated}-pcap/. Needs root (CAP_NET_ADMIN) and
-# /dev/net/tun, like the emulated path; a few minutes, in real time: keep the machine quiet.
+# /dev/net/tun, like the emulated path; about a minute, in real time: keep the machine quiet.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 twinbench=${TWINBENCH:-build/default/twinbench}

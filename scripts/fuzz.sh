@@ -34,11 +34,14 @@ done
 # Target and its dictionary (tests/fuzz/dict/<dict>.dict; "-": none).
 targets=(client_http:http client_tls:- server_http:http server_tls:- scenario:scenario
          measured_csv:measured_csv sweep_axis:sweep_axis)
-if [ -n "$only" ]; then
-  for name in ${only//,/ }; do
-    printf '%s\n' "${targets[@]%%:*}" | grep -qx "$name" || { echo "fuzz: no target '$name'" >&2; exit 2; }
-  done
-fi
+# What runs: the --targets in their order (longest first keeps two at a time busy), else all.
+run_list=()
+for name in ${only//,/ }; do
+  entry=$(printf '%s\n' "${targets[@]}" | grep -m1 "^$name:") ||
+    { echo "fuzz: no target '$name'" >&2; exit 2; }
+  run_list+=("$entry")
+done
+[ -n "$only" ] || run_list=("${targets[@]}")
 selected() { [ -z "$only" ] || [[ "$only" == *",${1%%:*},"* ]]; }
 run_id="$(date -u +%Y-%m-%d) $(git describe --always --dirty 2>/dev/null || echo unknown)"
 
@@ -85,12 +88,6 @@ run_target() {
     >"$work/$target.row"
 }
 
-# In --targets order (longest first keeps two at a time busy), else as listed above.
-run_list=()
-for name in ${only//,/ }; do
-  for entry in "${targets[@]}"; do [ "${entry%%:*}" = "$name" ] && run_list+=("$entry"); done
-done
-[ -n "$only" ] || run_list=("${targets[@]}")
 for entry in "${run_list[@]}"; do
   while (($(jobs -rp | wc -l) >= parallel)); do wait -n || true; done
   run_target "$entry" &

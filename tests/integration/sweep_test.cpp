@@ -213,11 +213,12 @@ TEST_F(Sweep, AClientsAxisLoadsThePathAndIsByteIdenticalForJobs) {
   }
   // 64 KiB downloads at 10 Mbit/s: the three clients start within one frame of each other, so
   // their downloads overlap and share the downlink: each takes at least a frame longer than alone.
-  // The link is work-conserving, so the others' two downloads (45 full segments each, ~54 ms on
-  // the wire) delay one client's by at most their wire time, plus the frame that observes it.
+  // The link is work-conserving, so the others' two downloads (46 segments each, ~55 ms on the
+  // wire) delay one client's by at most their wire time, plus the frame that observes it.
   // (How the share splits is tests/sim/clients_test.cpp's.)
   constexpr double kFrameMs = 1000.0 / 60;
-  const double wire_ms = 45 * (1448 + 52 + 2) * 8 / 10e3;  // segments x (payload+TCP/IP+PPP) bits / 10 Mbit/s
+  // Segments x (payload + TCP/IP + PPP headers) in bits, over 10 Mbit/s, in ms.
+  const double wire_ms = 46 * (1448 + 52 + 2) * 8 / 10e3;
   for (const char* variant : {"c3_coop", "nat_coop"}) {
     const double one = runs_and_median.at(std::string("1/") + variant + "/65536").second;
     const double three = runs_and_median.at(std::string("3/") + variant + "/65536").second;
