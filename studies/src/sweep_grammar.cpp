@@ -286,7 +286,8 @@ Axis parse_axis(const std::string& spec, const Scenario& scenario) {
   }
 }
 
-void check_grid_size(const std::vector<Axis>& axes) {
+namespace {
+std::size_t grid_size(const std::vector<Axis>& axes) {
   std::size_t count = 1;
   for (const Axis& axis : axes) {
     count = axis.values.size() > kMaxPoints / count ? kMaxPoints + 1 : count * axis.values.size();
@@ -295,17 +296,28 @@ void check_grid_size(const std::vector<Axis>& axes) {
           "sweep: expected at most {} points in the grid, got more (axes up to {} make more)",
           kMaxPoints, axis.name));
   }
+  return count;
 }
+}  // namespace
+
+void check_grid_size(const std::vector<Axis>& axes) { grid_size(axes); }
 
 std::vector<Point> enumerate_points(const std::vector<Axis>& axes) {
-  check_grid_size(axes);
   std::vector<Point> points;
+  points.reserve(grid_size(axes));
   std::vector<std::size_t> at(axes.size(), 0);
   for (std::size_t index = 0;; ++index) {
+    // The key is sized first and appended in place: grids of up to kMaxSweepPoints points are
+    // enumerated whole, so one allocation per key rather than one per axis and growth step.
     Point p{index, at, {}};
+    std::size_t key_size = 0;
     for (std::size_t k = 0; k < axes.size(); ++k)
-      p.key +=
-          fmt::format("{}{}={}", k == 0 ? "" : ",", axes[k].column, axes[k].values[at[k]].text);
+      key_size += (k > 0) + axes[k].column.size() + 1 + axes[k].values[at[k]].text.size();
+    p.key.reserve(key_size);
+    for (std::size_t k = 0; k < axes.size(); ++k) {
+      if (k > 0) p.key += ',';
+      p.key.append(axes[k].column).append(1, '=').append(axes[k].values[at[k]].text);
+    }
     points.push_back(std::move(p));
     std::size_t k = axes.size();
     while (k > 0 && ++at[k - 1] == axes[k - 1].values.size()) at[--k] = 0;
