@@ -29,6 +29,9 @@ Command add_compare_command(CLI::App& app) {
   cmd->add_option("--jobs,-j", a->jobs,
                   "Simulation processes at once (the emulated runs go one at a time)")
       ->check(CLI::Range(1u, 256u));
+  cmd->add_option("--emulated-from", a->emulated_from,
+                  "An earlier compare's output directory: judge the simulation against its "
+                  "recorded emulated runs instead of running the emulated path (no root needed)");
   cmd->add_flag("--quiet,-q", a->quiet, "No progress on stderr");
   return {cmd, [a] { studies::twin_compare_command(*a); }};
 }

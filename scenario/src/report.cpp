@@ -10,7 +10,9 @@
 #include <tuple>
 #include <fmt/format.h>
 
+#include "twinbench/scenario/input_error.hpp"
 #include "twinbench/scenario/stats.hpp"
+#include "twinbench/scenario/text.hpp"
 
 namespace tb::scenario {
 namespace {
@@ -183,6 +185,17 @@ std::string message_json(const google::protobuf::Message& message) {
 }
 
 std::string results_json(const twinbench::ResultSet& results) { return message_json(results); }
+
+twinbench::ResultSet read_results_json(const std::filesystem::path& file) {
+  const auto text = read_file(file);
+  if (!text) throw InputError(fmt::format("{}: cannot read: {}", file.string(), std::strerror(errno)));
+  twinbench::ResultSet results;
+  const auto status = google::protobuf::util::JsonStringToMessage(*text, &results);
+  if (!status.ok())
+    throw InputError(fmt::format("{}: expected a results.json written by twinbench: {}",
+                                 file.string(), status.ToString()));
+  return results;
+}
 
 std::string results_csv(const twinbench::ResultSet& results) {
   std::string out = "scenario,fps,body_bytes,variant,median_ms,min_ms,q1_ms,q3_ms,max_ms,runs\n";

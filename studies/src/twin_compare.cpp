@@ -10,12 +10,14 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <google/protobuf/util/message_differencer.h>
 
 #include "twinbench/emulated/emulated_run.hpp"
 #include "twinbench/studies/gnuplot.hpp"
 #include "twinbench/sim/sim_backend.hpp"
 #include "twinbench/studies/sweep.hpp"
 #include "twinbench/runner/progress.hpp"
+#include "twinbench/scenario/input_error.hpp"
 #include "twinbench/scenario/load.hpp"
 #include "twinbench/scenario/report.hpp"
 
@@ -236,6 +238,23 @@ std::string point_text(const GridPoint& p, const std::string& name,
                      path.valid() ? "" : " (INVALID)");
 }
 
+std::filesystem::path point_dir(const GridPoint& p) {
+  return std::filesystem::path("points") / (p.key.empty() ? std::string("all") : p.key);
+}
+
+// The emulated run of point p that an earlier compare recorded under `from`; it must have run
+// this point's scenario (same axes, runs, warmups), or the pairing would judge other cells.
+twinbench::ResultSet recorded_emulated_run(const std::string& from, const GridPoint& p) {
+  const auto file = std::filesystem::path(from) / point_dir(p) / "emulated" / "results.json";
+  twinbench::ResultSet recorded = scenario::read_results_json(file);
+  if (!google::protobuf::util::MessageDifferencer::Equivalent(recorded.scenario(), p.scenario))
+    throw InputError(fmt::format(
+        "{}: scenario: expected the emulated run of {} as this compare would run it (same "
+        "scenario, axes, runs and warmups), got another",
+        file.string(), p.key.empty() ? "the scenario" : p.key));
+  return recorded;
+}
+
 // Every point simulated (in parallel, first), then run on the emulated path (one at a time:
 // real time needs the machine), paired cell by cell; each point's results kept under points/.
 CompareOutcome run_both_twins(const TwinCompareArgs& a, const CompareInput& in,
@@ -251,7 +270,9 @@ CompareOutcome run_both_twins(const TwinCompareArgs& a, const CompareInput& in,
   runner::ProgressLine progress("points on the emulated path", !a.quiet);
   for (std::size_t i = 0; i < in.points.size(); ++i) {
     const auto& p = in.points[i];
-    const auto emulated_run = emulated::run_emulated(p.scenario, options);
+    const auto emulated_run = a.emulated_from.empty()
+                                  ? emulated::run_emulated(p.scenario, options)
+                                  : recorded_emulated_run(a.emulated_from, p);
     const auto point_cells = pair_cells(p.key, simulated[i], emulated_run);
     o.cells.insert(o.cells.end(), point_cells.begin(), point_cells.end());
     collect_notes(emulated_run, o.seen_notes, o.not_applied);
@@ -259,7 +280,7 @@ CompareOutcome run_both_twins(const TwinCompareArgs& a, const CompareInput& in,
     if (!path.valid())
       o.invalid.push_back(
           fmt::format("- {}: {}", p.key.empty() ? "the run" : p.key, path.invalid_reason()));
-    const auto dir = out / "points" / (p.key.empty() ? std::string("all") : p.key);
+    const auto dir = out / point_dir(p);
     scenario::write_results(simulated[i], dir / "sim");
     scenario::write_results(emulated_run, dir / "emulated");
     progress.update(i + 1, in.points.size(), point_text(p, in.base.name(), point_cells, path));
@@ -281,6 +302,10 @@ void write_compare(const TwinCompareArgs& a, const CompareInput& in, const Compa
   notes.push_back(fmt::format(
       "\nSeed {}; {} measured and {} warmup rounds per cell; per-point results in points/.", a.seed,
       in.base.runs(), in.base.warmups()));
+  if (!a.emulated_from.empty())
+    notes.push_back(fmt::format(
+        "The emulated path was not run: its results are the recorded ones of {} (--emulated-from).",
+        a.emulated_from));
   const std::string title = fmt::format("{}: simulation against the emulated path", in.base.name());
   const std::string md = twin_markdown(o.cells, title, notes);
   scenario::write_file_atomically(out / "compare.csv", twin_csv(o.cells));
@@ -295,8 +320,9 @@ void write_compare(const TwinCompareArgs& a, const CompareInput& in, const Compa
 void twin_compare_command(const TwinCompareArgs& a) {
   const CompareInput in = load_input(a);
   // The path's prerequisites before an hour of simulation.
-  if (const auto missing = emulated::run_emulated_preflight(in.base))
-    throw emulated::PathUnavailable(*missing);
+  if (a.emulated_from.empty())
+    if (const auto missing = emulated::run_emulated_preflight(in.base))
+      throw emulated::PathUnavailable(*missing);
   const std::filesystem::path out = a.out.empty() ? "out/" + in.base.name() + "-compare" : a.out;
   write_compare(a, in, run_both_twins(a, in, out), out);
 }

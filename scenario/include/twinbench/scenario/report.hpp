@@ -43,6 +43,9 @@ std::string md_cell(std::string s);
 std::string message_json(const google::protobuf::Message& message);
 
 std::string results_json(const twinbench::ResultSet& results);
+// A results.json written by results_json; throws InputError naming the file if it cannot be read
+// or is not one.
+twinbench::ResultSet read_results_json(const std::filesystem::path& file);
 // Header: scenario,fps,body_bytes,variant,median_ms,min_ms,q1_ms,q3_ms,max_ms,runs. Cells without
 // a successful sample have empty ms fields and runs 0.
 std::string results_csv(const twinbench::ResultSet& results);

@@ -1,6 +1,7 @@
 #pragma once
 // An ns-3 TCP socket with the Linux behaviour ns-3.37 lacks (docs/tcp-model.md):
-// - slow-start-after-idle (tcp_slow_start_after_idle_check / tcp_cwnd_restart), not under BBR;
+// - slow-start-after-idle (tcp_slow_start_after_idle_check / tcp_cwnd_restart), not under BBR,
+//   timed by Linux's RTO formula, srtt + max(4 rttvar, rto_min) (set in create_tcp_socket);
 // - Nagle with Minshall's variant (tcp_nagle_check): a partial segment waits only while an
 //   earlier partial segment is unacknowledged, and only new data waits (never a retransmission);
 // - every Send() pushes at once, as each send() syscall does (ns-3 defers to the next time step,

@@ -59,6 +59,9 @@ struct TwinCompareArgs {
   std::optional<std::uint32_t> runs, warmups;
   unsigned jobs = 1;
   bool quiet = false;
+  // An earlier compare's --out: its emulated results (points/<point>/emulated/results.json) stand
+  // in for running the emulated path, so a model change is judged against the same kernel run.
+  std::string emulated_from;
 };
 
 void twin_compare_command(const TwinCompareArgs& args);
