@@ -152,6 +152,13 @@ uint32_t LinuxTcpSocket::SendDataPacket(SequenceNumber32 seq, uint32_t max_size,
   const bool new_data = seq >= m_tcb->m_highTxMark.Get();
   const uint32_t size = TcpSocketBase::SendDataPacket(seq, max_size, with_ack);
   if (!new_data) retransmitted_at_[seq] = ns3::Simulator::Now();
+  // Linux re-arms the RTO when it retransmits the head (tcp_xmit_retransmit_queue, skb ==
+  // rtx_head), so the timer runs from the head's latest copy; ns-3 arms it only when none is
+  // running, and the timer started at an earlier ACK fired while RACK still had time to resend.
+  if (!new_data && seq == m_txBuffer->HeadSequence() && m_retxEvent.IsRunning()) {
+    m_retxEvent.Cancel();
+    m_retxEvent = ns3::Simulator::Schedule(m_rto, &LinuxTcpSocket::ReTxTimeout, this);
+  }
   if (new_data && size < m_tcb->m_segmentSize) {
     small_segment_end_ = seq + size;
     small_segment_outstanding_ = true;

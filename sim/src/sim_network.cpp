@@ -267,6 +267,7 @@ class BenchmarkServerApp : public ns3::Application {
 
   std::uint64_t connections_accepted() const { return accepted_; }
   std::uint64_t requests_served() const { return requests_served_; }
+  std::uint64_t retransmission_timeouts() const { return retransmission_timeouts_; }
 
  private:
   void StartApplication() override {
@@ -287,8 +288,13 @@ class BenchmarkServerApp : public ns3::Application {
   }
   void on_accept(Ptr<ns3::Socket> socket, const ns3::Address&) {
     ++accepted_;
+    socket->TraceConnectWithoutContext(
+        "CongState", ns3::MakeCallback(&BenchmarkServerApp::on_cong_state, this));
     connections_.push_back(
         std::make_unique<ServedConnection>(socket, config_, tls_, think_, requests_served_));
+  }
+  void on_cong_state(ns3::TcpSocketState::TcpCongState_t, ns3::TcpSocketState::TcpCongState_t now) {
+    if (now == ns3::TcpSocketState::CA_LOSS) ++retransmission_timeouts_;
   }
 
   scenario::ResolvedTcp tcp_;
@@ -300,6 +306,7 @@ class BenchmarkServerApp : public ns3::Application {
   std::vector<std::unique_ptr<ServedConnection>> connections_;
   std::uint64_t accepted_ = 0;
   std::uint64_t requests_served_ = 0;
+  std::uint64_t retransmission_timeouts_ = 0;
 };
 
 SimNetwork::SimNetwork(const twinbench::Network& config, std::uint64_t seed,
@@ -361,5 +368,8 @@ std::uint64_t SimNetwork::connections_accepted() const {
   return server_app_->connections_accepted();
 }
 std::uint64_t SimNetwork::requests_served() const { return server_app_->requests_served(); }
+std::uint64_t SimNetwork::server_retransmission_timeouts() const {
+  return server_app_->retransmission_timeouts();
+}
 
 }  // namespace tb::sim

@@ -107,5 +107,19 @@ TEST(SimTailLoss, BbrServerWithNagleFinishesAnEightMibDownloadOnALongFatPath) {
   EXPECT_LT(ms, rtt + wire_ms(bytes) + 10 * rtt) << ms;
 }
 
+TEST(SimTailLoss, RecoveryFromAStartupOvershootNeedsNoRetransmissionTimeout) {
+  // 100 ms, 20 Mbit/s, BBR: startup overshoots the one-BDP queue and a tenth of the flight is
+  // dropped; retransmissions are dropped too and RACK resends them. Linux re-arms the RTO each
+  // time it resends the head (tcp_xmit_retransmit_queue), so the timer never runs out while RACK
+  // is still resending; ns-3 arms it only when none runs, and it fired once per download.
+  auto n = path(50, 20);
+  n.mutable_server_tcp()->set_congestion_control(twinbench::BBR);  // paced; Nagle on
+  Bench b(n);
+  b.connect();
+  const double ms = b.get(download(8u << 20));
+  EXPECT_EQ(b.body_bytes(), 8u << 20);
+  EXPECT_EQ(b.net().server_retransmission_timeouts(), 0u) << ms;
+}
+
 }  // namespace
 }  // namespace tb::sim

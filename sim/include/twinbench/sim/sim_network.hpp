@@ -48,6 +48,9 @@ class SimNetwork {
   std::uint16_t server_port() const;
   std::uint64_t connections_accepted() const;
   std::uint64_t requests_served() const;
+  // Retransmission timeouts on the server's connections (entries into CA_LOSS, which only the
+  // RTO makes): where loss recovery ran out of other means.
+  std::uint64_t server_retransmission_timeouts() const;
 
   // Records every packet the two hosts send and receive, in simulated time, to
   // `<prefix>-client.pcap` and `<prefix>-server.pcap` (link type PPP; Wireshark, tcpdump -r).
