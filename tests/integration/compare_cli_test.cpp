@@ -11,6 +11,7 @@
 #include <string>
 
 #include "run_cli.hpp"
+#include "twinbench/scenario/text.hpp"
 
 namespace tb {
 namespace {
@@ -18,12 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 using tb::testing::run_cli;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string slurp(const fs::path& p) { return scenario::read_file(p).value_or(""); }
 
 class CompareEmulatedFrom : public ::testing::Test {
  protected:
