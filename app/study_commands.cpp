@@ -31,7 +31,8 @@ Command add_compare_command(CLI::App& app) {
       ->check(CLI::Range(1u, 256u));
   cmd->add_option("--emulated-from", a->emulated_from,
                   "An earlier compare's output directory: judge the simulation against its "
-                  "recorded emulated runs instead of running the emulated path (no root needed)");
+                  "recorded emulated runs instead of running the emulated path (no root needed)")
+      ->check(CLI::ExistingDirectory);
   cmd->add_flag("--quiet,-q", a->quiet, "No progress on stderr");
   return {cmd, [a] { studies::twin_compare_command(*a); }};
 }

@@ -9,7 +9,7 @@
 #       idle: a run whose emulator fell behind is marked invalid in compare.md. The kernel's side
 #       is kept in results/compare/kernel/ (each point's emulated results.json and kernel.txt).
 #   bash scripts/compare-grid.sh --rejudge --runs 3  the simulation only, judged against the kernel
-#       run kept in results/compare/kernel/ (about 2 minutes, no root): how a model change moves
+#       run kept in results/compare/kernel/ (about a minute, no root): how a model change moves
 #       the cells, free of the kernel's run-to-run movement. The --runs must be the kernel run's.
 #
 # Other arguments go to `twinbench compare` (e.g. --runs 5).
@@ -25,7 +25,8 @@ for a in "$@"; do
   if [ "$a" = --rejudge ]; then rejudge=1; else args+=("$a"); fi
 done
 if ((rejudge)); then
-  [ -d "$kernel/points" ] || { echo "compare-grid: no recorded kernel run in $kernel" >&2; exit 2; }
+  [ -d "$kernel/points" ] && [ -f "$kernel/kernel.txt" ] ||
+    { echo "compare-grid: no recorded kernel run in $kernel (points/ and kernel.txt)" >&2; exit 2; }
   args+=(--emulated-from "$kernel")
 fi
 out=out/compare-grid

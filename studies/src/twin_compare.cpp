@@ -242,22 +242,47 @@ std::filesystem::path point_dir(const GridPoint& p) {
   return std::filesystem::path("points") / (p.key.empty() ? std::string("all") : p.key);
 }
 
-// The emulated run of point p that an earlier compare recorded under `from`; it must have run
-// this point's scenario (same axes, runs, warmups), or the pairing would judge other cells.
-twinbench::ResultSet recorded_emulated_run(const std::string& from, const GridPoint& p) {
+// The emulated run of point p that an earlier compare recorded under `from`. It must be an
+// emulated run of this point's scenario (same axes, runs, warmups) with this seed, or the pairing
+// would judge other cells or other draws of the link.
+twinbench::ResultSet recorded_emulated_run(const std::string& from, const GridPoint& p,
+                                           std::uint64_t seed) {
   const auto file = std::filesystem::path(from) / point_dir(p) / "emulated" / "results.json";
   twinbench::ResultSet recorded = scenario::read_results_json(file);
-  if (!google::protobuf::util::MessageDifferencer::Equivalent(recorded.scenario(), p.scenario))
+  const std::string point = p.key.empty() ? "the scenario" : p.key;
+  if (recorded.run().backend() != "emulated")
+    throw InputError(fmt::format("{}: run.backend: expected \"emulated\", got \"{}\"",
+                                 file.string(), recorded.run().backend()));
+  if (recorded.run().seed() != seed)
+    throw InputError(fmt::format("{}: run.seed: expected {} (this compare's --seed), got {}",
+                                 file.string(), seed, recorded.run().seed()));
+  google::protobuf::util::MessageDifferencer differencer;
+  std::string differences;
+  differencer.ReportDifferencesToString(&differences);
+  if (!differencer.Compare(p.scenario, recorded.scenario())) {
+    differences = differences.substr(0, differences.find('\n'));
     throw InputError(fmt::format(
         "{}: scenario: expected the emulated run of {} as this compare would run it (same "
-        "scenario, axes, runs and warmups), got another",
-        file.string(), p.key.empty() ? "the scenario" : p.key));
+        "scenario, axes, runs and warmups); first difference (this compare's, then the "
+        "recording's): {}",
+        file.string(), point, differences));
+  }
   return recorded;
+}
+
+// Every recording, loaded and checked before the simulation runs (an hour for a big grid).
+std::vector<twinbench::ResultSet> recorded_emulated_runs(const TwinCompareArgs& a,
+                                                         const CompareInput& in) {
+  std::vector<twinbench::ResultSet> runs;
+  for (const auto& p : in.points)
+    runs.push_back(recorded_emulated_run(a.emulated_from, p, a.seed));
+  return runs;
 }
 
 // Every point simulated (in parallel, first), then run on the emulated path (one at a time:
 // real time needs the machine), paired cell by cell; each point's results kept under points/.
 CompareOutcome run_both_twins(const TwinCompareArgs& a, const CompareInput& in,
+                              const std::vector<twinbench::ResultSet>& recorded,
                               const std::filesystem::path& out) {
   runner::RunOptions options;
   options.seed = a.seed;
@@ -270,9 +295,8 @@ CompareOutcome run_both_twins(const TwinCompareArgs& a, const CompareInput& in,
   runner::ProgressLine progress("points on the emulated path", !a.quiet);
   for (std::size_t i = 0; i < in.points.size(); ++i) {
     const auto& p = in.points[i];
-    const auto emulated_run = a.emulated_from.empty()
-                                  ? emulated::run_emulated(p.scenario, options)
-                                  : recorded_emulated_run(a.emulated_from, p);
+    const auto emulated_run =
+        recorded.empty() ? emulated::run_emulated(p.scenario, options) : recorded[i];
     const auto point_cells = pair_cells(p.key, simulated[i], emulated_run);
     o.cells.insert(o.cells.end(), point_cells.begin(), point_cells.end());
     collect_notes(emulated_run, o.seen_notes, o.not_applied);
@@ -319,12 +343,15 @@ void write_compare(const TwinCompareArgs& a, const CompareInput& in, const Compa
 
 void twin_compare_command(const TwinCompareArgs& a) {
   const CompareInput in = load_input(a);
-  // The path's prerequisites before an hour of simulation.
-  if (a.emulated_from.empty())
-    if (const auto missing = emulated::run_emulated_preflight(in.base))
-      throw emulated::PathUnavailable(*missing);
+  // The path's prerequisites, or the recorded runs that stand in for it, before an hour of
+  // simulation.
+  std::vector<twinbench::ResultSet> recorded;
+  if (!a.emulated_from.empty())
+    recorded = recorded_emulated_runs(a, in);
+  else if (const auto missing = emulated::run_emulated_preflight(in.base))
+    throw emulated::PathUnavailable(*missing);
   const std::filesystem::path out = a.out.empty() ? "out/" + in.base.name() + "-compare" : a.out;
-  write_compare(a, in, run_both_twins(a, in, out), out);
+  write_compare(a, in, run_both_twins(a, in, recorded, out), out);
 }
 
 }  // namespace tb::studies

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "run_cli.hpp"
+#include "twinbench/scenario/report.hpp"
 #include "twinbench/scenario/text.hpp"
 
 namespace tb {
@@ -48,8 +49,11 @@ class CompareEmulatedFrom : public ::testing::Test {
                                      "--out", (dir_ / "run").string()};
     args.insert(args.end(), extra.begin(), extra.end());
     ASSERT_EQ(run_cli(args), 0);
-    fs::create_directories(recorded_ / "points/all/emulated");
-    fs::copy_file(dir_ / "run/results.json", recorded_ / "points/all/emulated/results.json");
+    // Marked as the emulated run it stands in for (compare refuses any other backend).
+    auto results = scenario::read_results_json(dir_ / "run/results.json");
+    results.mutable_run()->set_backend("emulated");
+    scenario::write_file_atomically(recorded_ / "points/all/emulated/results.json",
+                                    scenario::results_json(results));
   }
 
   int compare(std::string* err, const std::vector<std::string>& extra = {}) {
@@ -81,17 +85,26 @@ TEST_F(CompareEmulatedFrom, TheSimulationAgainstItsOwnRecordingIsWithinEverywher
   EXPECT_EQ(rows, 4);
 }
 
-TEST_F(CompareEmulatedFrom, ARecordingOfOtherRoundsIsRefusedNamingTheFile) {
+TEST_F(CompareEmulatedFrom, ARecordingOfOtherRoundsOrAnotherSeedIsRefusedNamingTheField) {
   record({"--runs", "1"});  // compare would run 2 rounds
   std::string err;
   EXPECT_EQ(compare(&err), 2) << err;
   EXPECT_NE(err.find("points/all/emulated/results.json: scenario: expected"), std::string::npos)
       << err;
+  EXPECT_NE(err.find("runs: 2 -> 1"), std::string::npos) << err;  // the field that differs
+  EXPECT_FALSE(fs::exists(out_ / "compare.csv"));
+  fs::remove_all(recorded_);
+  record({});
+  EXPECT_EQ(compare(&err, {"--seed", "2"}), 2) << err;
+  EXPECT_NE(err.find("results.json: run.seed: expected 2"), std::string::npos) << err;
   EXPECT_FALSE(fs::exists(out_ / "compare.csv"));
 }
 
-TEST_F(CompareEmulatedFrom, AMissingRecordingExitsTwoNamingTheFile) {
+TEST_F(CompareEmulatedFrom, AMissingRecordingExitsTwoNamingTheFileOrTheOption) {
   std::string err;
+  EXPECT_EQ(compare(&err), 2) << err;  // no such directory
+  EXPECT_NE(err.find("--emulated-from"), std::string::npos) << err;
+  fs::create_directories(recorded_);
   EXPECT_EQ(compare(&err), 2) << err;
   EXPECT_NE(err.find("points/all/emulated/results.json: cannot read"), std::string::npos) << err;
   EXPECT_FALSE(fs::exists(out_ / "compare.csv"));
