@@ -172,6 +172,11 @@ uint32_t LinuxTcpSocket::SendDataPacket(SequenceNumber32 seq, uint32_t max_size,
   return size;
 }
 
+void LinuxTcpSocket::ReTxTimeout() {
+  ++retransmission_timeouts_;
+  TcpSocketBase::ReTxTimeout();
+}
+
 void LinuxTcpSocket::SendEmptyPacket(uint8_t flags) {
   TcpSocketBase::SendEmptyPacket(flags);
   if (flags & ns3::TcpHeader::ACK) on_ack_sent();
@@ -623,8 +628,8 @@ Ptr<LinuxTcpSocket> create_tcp_socket(Ptr<ns3::Node> node, const scenario::Resol
       ns3::TimeValue(ns3::MicroSeconds(static_cast<std::int64_t>(tcp.delayed_ack_ms * 1000))));
   // DelAckCount is unused: LinuxTcpSocket::ReceivedData makes Linux's ACK decision.
   socket->SetAttribute("MinRto", ns3::TimeValue(min_rto));
-  // Linux's RTO is srtt + max(4 rttvar, rto_min) (tcp_set_rto, with rttvar floored at
-  // TCP_RTO_MIN); ns-3 computes max(MinRto, srtt + max(ClockGranularity, 4 rttvar)) (RFC 6298),
+  // Linux's RTO is srtt + max(4 rttvar, rto_min) (tcp_set_rto, with rttvar floored at the
+  // route's rto_min, TCP_RTO_MIN by default); ns-3 computes max(MinRto, srtt + max(ClockGranularity, 4 rttvar)) (RFC 6298),
   // which with ClockGranularity = rto_min is Linux's formula. The RTO times slow start after idle
   // (one halving per RTO of idle), so ns-3's ~200 ms where Linux has RTT + 200 ms restarted the
   // window after gaps that Linux lets pass.

@@ -267,7 +267,11 @@ class BenchmarkServerApp : public ns3::Application {
 
   std::uint64_t connections_accepted() const { return accepted_; }
   std::uint64_t requests_served() const { return requests_served_; }
-  std::uint64_t retransmission_timeouts() const { return retransmission_timeouts_; }
+  std::uint64_t retransmission_timeouts() const {
+    std::uint64_t n = 0;
+    for (const auto& socket : accepted_sockets_) n += socket->retransmission_timeouts();
+    return n;
+  }
 
  private:
   void StartApplication() override {
@@ -283,18 +287,15 @@ class BenchmarkServerApp : public ns3::Application {
   }
   void DoDispose() override {
     connections_.clear();
+    accepted_sockets_.clear();
     listener_ = nullptr;
     ns3::Application::DoDispose();
   }
   void on_accept(Ptr<ns3::Socket> socket, const ns3::Address&) {
     ++accepted_;
-    socket->TraceConnectWithoutContext(
-        "CongState", ns3::MakeCallback(&BenchmarkServerApp::on_cong_state, this));
+    accepted_sockets_.push_back(ns3::DynamicCast<LinuxTcpSocket>(socket));  // forked from ours
     connections_.push_back(
         std::make_unique<ServedConnection>(socket, config_, tls_, think_, requests_served_));
-  }
-  void on_cong_state(ns3::TcpSocketState::TcpCongState_t, ns3::TcpSocketState::TcpCongState_t now) {
-    if (now == ns3::TcpSocketState::CA_LOSS) ++retransmission_timeouts_;
   }
 
   scenario::ResolvedTcp tcp_;
@@ -306,7 +307,7 @@ class BenchmarkServerApp : public ns3::Application {
   std::vector<std::unique_ptr<ServedConnection>> connections_;
   std::uint64_t accepted_ = 0;
   std::uint64_t requests_served_ = 0;
-  std::uint64_t retransmission_timeouts_ = 0;
+  std::vector<Ptr<LinuxTcpSocket>> accepted_sockets_;
 };
 
 SimNetwork::SimNetwork(const twinbench::Network& config, std::uint64_t seed,

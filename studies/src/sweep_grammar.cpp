@@ -304,7 +304,9 @@ void check_grid_size(const std::vector<Axis>& axes) { grid_size(axes); }
 
 std::vector<Point> enumerate_points(const std::vector<Axis>& axes) {
   std::vector<Point> points;
-  points.reserve(grid_size(axes));
+  const std::size_t size = grid_size(axes);
+  if (size == 0) return points;  // an axis without values spans no point
+  points.reserve(size);
   std::vector<std::size_t> at(axes.size(), 0);
   for (std::size_t index = 0;; ++index) {
     // The key is sized first and appended in place: grids of up to kMaxSweepPoints points are

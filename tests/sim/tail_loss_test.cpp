@@ -63,7 +63,8 @@ class DropTheFirstCopyOfTheTail : public ns3::ErrorModel {
 
 // Request -> last body byte of one download on a fresh connection, with the tail's first copy
 // dropped or not.
-double fresh_download_ms(const twinbench::Network& n, std::uint64_t bytes, bool drop_tail) {
+double fresh_download_ms(const twinbench::Network& n, std::uint64_t bytes, bool drop_tail,
+                         std::uint64_t* retransmission_timeouts = nullptr) {
   Bench b(n);
   auto drop = ns3::CreateObject<DropTheFirstCopyOfTheTail>();
   if (drop_tail) {
@@ -77,6 +78,7 @@ double fresh_download_ms(const twinbench::Network& n, std::uint64_t bytes, bool 
   const double ms = b.get(download(bytes));
   EXPECT_EQ(b.body_bytes(), bytes);
   EXPECT_EQ(drop->dropped(), drop_tail);
+  if (retransmission_timeouts) *retransmission_timeouts = b.net().server_retransmission_timeouts();
   return ms;
 }
 
@@ -86,8 +88,11 @@ TEST(SimTailLoss, ALostPartialLastSegmentIsResentDespiteNagle) {
   // costs at least TCP_RTO_MIN (200 ms) and, once resent, half a round trip more than the tail
   // would have taken; an RTO doubled even once (400 ms) would mean the first went unanswered.
   const auto n = path();  // CUBIC server, Nagle on
-  const double lossless = fresh_download_ms(n, 1 << 20, false);
-  const double lossy = fresh_download_ms(n, 1 << 20, true);
+  std::uint64_t timeouts_lossless = 0, timeouts_lossy = 0;
+  const double lossless = fresh_download_ms(n, 1 << 20, false, &timeouts_lossless);
+  const double lossy = fresh_download_ms(n, 1 << 20, true, &timeouts_lossy);
+  EXPECT_EQ(timeouts_lossless, 0u);
+  EXPECT_EQ(timeouts_lossy, 1u);  // the RTO that resends the tail
   EXPECT_GT(lossy - lossless, 200) << lossless << " -> " << lossy;
   EXPECT_LT(lossy - lossless, 400) << lossless << " -> " << lossy;
 }

@@ -48,6 +48,8 @@ class LinuxTcpSocket : public ns3::TcpSocketBase {
   uint32_t GetRxAvailable() const override;
   int Close() override;
 
+  // Expiries of the retransmission timer on this connection, backed-off ones included.
+  std::uint64_t retransmission_timeouts() const { return retransmission_timeouts_; }
   std::uint32_t congestion_window() const { return m_tcb->m_cWnd.Get(); }
   std::uint32_t slow_start_threshold() const { return m_tcb->m_ssThresh.Get(); }
 
@@ -58,6 +60,7 @@ class LinuxTcpSocket : public ns3::TcpSocketBase {
   void ReceivedAck(ns3::Ptr<ns3::Packet> packet, const ns3::TcpHeader& header) override;
   void ReceivedData(ns3::Ptr<ns3::Packet> packet, const ns3::TcpHeader& header) override;
   void DelAckTimeout() override;
+  void ReTxTimeout() override;
   void EstimateRtt(const ns3::TcpHeader& header) override;
   uint32_t GetRcvBufSize() const override;
 
@@ -110,6 +113,7 @@ class LinuxTcpSocket : public ns3::TcpSocketBase {
 
   bool nagle_ = true;
   bool slow_start_after_idle_ = true;
+  std::uint64_t retransmission_timeouts_ = 0;
   bool has_sent_data_ = false;
   ns3::Time last_data_sent_;                 // Linux tp->lsndtime
   bool small_segment_outstanding_ = false;   // Linux snd_sml is after snd_una

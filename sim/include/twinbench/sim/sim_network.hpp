@@ -48,8 +48,8 @@ class SimNetwork {
   std::uint16_t server_port() const;
   std::uint64_t connections_accepted() const;
   std::uint64_t requests_served() const;
-  // Retransmission timeouts on the server's connections (entries into CA_LOSS, which only the
-  // RTO makes): where loss recovery ran out of other means.
+  // Retransmission timeouts on the server's connections: where loss recovery ran out of other
+  // means.
   std::uint64_t server_retransmission_timeouts() const;
 
   // Records every packet the two hosts send and receive, in simulated time, to
