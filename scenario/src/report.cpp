@@ -188,7 +188,8 @@ std::string results_json(const twinbench::ResultSet& results) { return message_j
 
 twinbench::ResultSet read_results_json(const std::filesystem::path& file) {
   const auto text = read_file(file);
-  if (!text) throw InputError(fmt::format("{}: cannot read: {}", file.string(), std::strerror(errno)));
+  if (!text)
+    throw InputError(fmt::format("{}: cannot read: {}", file.string(), std::strerror(errno)));
   twinbench::ResultSet results;
   const auto status = google::protobuf::util::JsonStringToMessage(*text, &results);
   if (!status.ok())

@@ -629,10 +629,10 @@ Ptr<LinuxTcpSocket> create_tcp_socket(Ptr<ns3::Node> node, const scenario::Resol
   // DelAckCount is unused: LinuxTcpSocket::ReceivedData makes Linux's ACK decision.
   socket->SetAttribute("MinRto", ns3::TimeValue(min_rto));
   // Linux's RTO is srtt + max(4 rttvar, rto_min) (tcp_set_rto, with rttvar floored at the
-  // route's rto_min, TCP_RTO_MIN by default); ns-3 computes max(MinRto, srtt + max(ClockGranularity, 4 rttvar)) (RFC 6298),
-  // which with ClockGranularity = rto_min is Linux's formula. The RTO times slow start after idle
-  // (one halving per RTO of idle), so ns-3's ~200 ms where Linux has RTT + 200 ms restarted the
-  // window after gaps that Linux lets pass.
+  // route's rto_min, TCP_RTO_MIN by default); ns-3 computes RFC 6298's
+  // max(MinRto, srtt + max(ClockGranularity, 4 rttvar)), which with ClockGranularity = rto_min is
+  // Linux's formula. The RTO times slow start after idle (one halving per RTO of idle), so ns-3's
+  // ~200 ms where Linux has RTT + 200 ms restarted the window after gaps that Linux lets pass.
   socket->SetAttribute("ClockGranularity", ns3::TimeValue(min_rto));
   socket->SetAttribute("ConnTimeout",
                        ns3::TimeValue(ns3::Seconds(1)));  // Linux TCP_TIMEOUT_INIT (SYN RTO)

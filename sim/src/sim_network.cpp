@@ -178,6 +178,10 @@ class ServedConnection {
     socket_->SetCloseCallbacks(ns3::MakeCallback(&ServedConnection::on_peer_closed, this),
                                ns3::MakeCallback(&ServedConnection::on_reset, this));
   }
+
+  std::uint64_t retransmission_timeouts() const {
+    return ns3::DynamicCast<LinuxTcpSocket>(socket_)->retransmission_timeouts();  // forked from ours
+  }
   ~ServedConnection() {
     think_event_.Cancel();
     flush_event_.Cancel();
@@ -269,7 +273,7 @@ class BenchmarkServerApp : public ns3::Application {
   std::uint64_t requests_served() const { return requests_served_; }
   std::uint64_t retransmission_timeouts() const {
     std::uint64_t n = 0;
-    for (const auto& socket : accepted_sockets_) n += socket->retransmission_timeouts();
+    for (const auto& c : connections_) n += c->retransmission_timeouts();
     return n;
   }
 
@@ -287,13 +291,11 @@ class BenchmarkServerApp : public ns3::Application {
   }
   void DoDispose() override {
     connections_.clear();
-    accepted_sockets_.clear();
     listener_ = nullptr;
     ns3::Application::DoDispose();
   }
   void on_accept(Ptr<ns3::Socket> socket, const ns3::Address&) {
     ++accepted_;
-    accepted_sockets_.push_back(ns3::DynamicCast<LinuxTcpSocket>(socket));  // forked from ours
     connections_.push_back(
         std::make_unique<ServedConnection>(socket, config_, tls_, think_, requests_served_));
   }
@@ -307,7 +309,6 @@ class BenchmarkServerApp : public ns3::Application {
   std::vector<std::unique_ptr<ServedConnection>> connections_;
   std::uint64_t accepted_ = 0;
   std::uint64_t requests_served_ = 0;
-  std::vector<Ptr<LinuxTcpSocket>> accepted_sockets_;
 };
 
 SimNetwork::SimNetwork(const twinbench::Network& config, std::uint64_t seed,
