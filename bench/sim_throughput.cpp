@@ -3,7 +3,9 @@
 // Linux-like TCP over ns-3) against a bare ns-3 BulkSend of the same bytes over the same link and
 // congestion control, measured in the same run. Two paths: a plain one (HTTP, CUBIC) and the one
 // `reproduce` simulates (the lightsail-2026 profile: HTTPS, BBR with pacing), so the cost per byte
-// is shown where it matters.
+// is shown where it matters. BulkSend runs twice: with ns-3's own code, as a program of ns-3 alone
+// would (the baseline), and with twinbench's stand-ins for ns-3 functions on (sim/src/
+// ns3_fast_paths.cpp), which shows how much of the difference they make.
 //
 //   build/default/bench/sim_throughput [repetitions]
 #include <algorithm>
@@ -26,6 +28,7 @@
 #include <ns3/uinteger.h>
 
 #include "twinbench/studies/reproduce.hpp"
+#include "twinbench/sim/ns3_fast_paths.hpp"
 #include "twinbench/sim/ns_scheduler.hpp"
 #include "twinbench/sim/sim_backend.hpp"
 #include "twinbench/scenario/load.hpp"
@@ -145,8 +148,11 @@ void simulate_bulk_send(const BenchPath& path, std::uint64_t bytes) {
   }
 }
 
-Cost bulk_send(const BenchPath& path, std::uint64_t bytes) {
-  return measure([&] { simulate_bulk_send(path, bytes); });
+Cost bulk_send(const BenchPath& path, std::uint64_t bytes, bool fast_paths) {
+  tb::sim::set_ns3_fast_paths(fast_paths);
+  const Cost cost = measure([&] { simulate_bulk_send(path, bytes); });
+  tb::sim::set_ns3_fast_paths(true);
+  return cost;
 }
 
 template <typename F>
@@ -160,19 +166,24 @@ Cost least_of(int repetitions, F&& f) {  // the least disturbed of a few runs, b
 }
 
 // One table per path: per body size, each side's CPU and wall seconds, simulated MiB per CPU
-// second, ns-3 events and events per CPU second; the rate ratio; and the 32 MiB / 8 MiB ratio.
+// second, ns-3 events and events per CPU second; the rate ratios; and the 32 MiB / 8 MiB ratios.
 void bench(const BenchPath& path, int repetitions) {
   std::printf("### %s\n\n", path.title);
   std::printf(
       "| body | twinbench CPU s (wall) | MiB per CPU s | events | events per CPU s "
-      "| BulkSend CPU s (wall) | MiB per CPU s | events | events per CPU s | rate vs BulkSend |\n");
-  std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-  std::map<std::uint64_t, std::pair<double, double>> cpu;  // MiB -> (twinbench, BulkSend)
+      "| BulkSend CPU s (wall) | MiB per CPU s | events | events per CPU s | rate vs BulkSend "
+      "| BulkSend with the fast paths: CPU s (wall) | rate vs that |\n");
+  std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  struct CpuSeconds {
+    double ours, bulk_send, bulk_send_fast;
+  };
+  std::map<std::uint64_t, CpuSeconds> cpu;  // by MiB
   twinbench_download(path, 1024);  // one-time costs out of the figures: the TLS test credentials
   for (std::uint64_t mib : {1, 8, 32}) {
     const std::uint64_t bytes = mib << 20;
     const Cost ours = least_of(repetitions, [&] { return twinbench_download(path, bytes); });
-    const Cost bare = least_of(repetitions, [&] { return bulk_send(path, bytes); });
+    const Cost bare = least_of(repetitions, [&] { return bulk_send(path, bytes, false); });
+    const Cost fast = least_of(repetitions, [&] { return bulk_send(path, bytes, true); });
     const auto row = [mib](const Cost& c) {
       std::printf(" %.3f (%.3f) | %.1f | %llu | %.0f |", c.cpu, c.wall,
                   static_cast<double>(mib) / c.cpu, static_cast<unsigned long long>(c.events),
@@ -181,13 +192,17 @@ void bench(const BenchPath& path, int repetitions) {
     std::printf("| %2llu MiB |", static_cast<unsigned long long>(mib));
     row(ours);
     row(bare);
-    std::printf(" %.2fx |\n", bare.cpu / ours.cpu);
+    std::printf(" %.2fx | %.3f (%.3f) | %.2fx |\n", bare.cpu / ours.cpu, fast.cpu, fast.wall,
+                fast.cpu / ours.cpu);
     std::fflush(stdout);
-    cpu[mib] = {ours.cpu, bare.cpu};
+    cpu[mib] = {ours.cpu, bare.cpu, fast.cpu};
   }
   // A cost linear in the bytes makes this 4.
-  std::printf("\n32 MiB / 8 MiB CPU time: twinbench %.1fx, BulkSend %.1fx (linear: 4x)\n\n",
-              cpu[32].first / cpu[8].first, cpu[32].second / cpu[8].second);
+  std::printf(
+      "\n32 MiB / 8 MiB CPU time: twinbench %.1fx, BulkSend %.1fx, BulkSend with the fast paths "
+      "%.1fx (linear: 4x)\n\n",
+      cpu[32].ours / cpu[8].ours, cpu[32].bulk_send / cpu[8].bulk_send,
+      cpu[32].bulk_send_fast / cpu[8].bulk_send_fast);
   std::fflush(stdout);
 }
 

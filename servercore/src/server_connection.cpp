@@ -372,6 +372,11 @@ void ServerConnection::on_receive(std::span<const std::byte> data) { impl_->rece
 void ServerConnection::on_peer_closed() { impl_->peer_closed(); }
 std::span<const std::byte> ServerConnection::next_write() { return impl_->current_write(); }
 void ServerConnection::write_done() { impl_->advance(); }
+bool ServerConnection::next_write_is_zeros() const {
+  if (impl_->responses.empty()) return false;
+  const auto& front = impl_->responses.front();
+  return front.head_sent >= front.head.size() && front.zero_body_bytes != 0;
+}
 
 bool ServerConnection::should_close() const {
   return impl_->close_when_drained && impl_->responses.empty();

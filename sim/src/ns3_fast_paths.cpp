@@ -1,4 +1,4 @@
-// Faster stand-ins for three functions of ns-3.37 that the simulation calls for every segment.
+// Faster stand-ins for four functions of ns-3.37 that the simulation calls for every segment.
 // ns-3 calls each through the PLT, so these definitions, linked into every program that simulates,
 // are the ones that run; tests/sim/ns3_fast_paths_test.cpp checks each against ns-3's own function
 // (found with dlsym RTLD_NEXT), and reproduce's results are byte-identical with and without them.
@@ -25,6 +25,13 @@
 // the option through an ObjectFactory: a TypeId lookup and a dynamic_cast across shared libraries
 // that compares type names, ~7 % of a file download. Ours creates the same class directly, with
 // the same construction (CreateObject: the registered constructor, SetTypeId, Construct).
+//
+// ObjectBase::ConstructSelf, which every CreateObject runs, walks the new object's type and each
+// parent looking for attributes to set, through the TypeId registry (~9 % of a plain download:
+// each segment sent and each header read makes TCP options, which have none). Ours remembers, per
+// type, whether its chain has any attribute; when it has none and no attribute was given, setting
+// nothing is all ns-3's walk would do, so only NotifyConstructionCompleted runs. Otherwise, or for
+// a type not seen yet, ns-3's own function runs.
 #include "twinbench/sim/ns3_fast_paths.hpp"
 
 #include <dlfcn.h>
@@ -39,6 +46,8 @@
 #include <ns3/version-defines.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 
@@ -47,6 +56,8 @@
 
 namespace tb::sim {
 namespace {
+
+std::atomic<bool> fast_paths_on{true};
 
 void* library_symbol(const char* name) {
   void* symbol = dlsym(RTLD_NEXT, name);
@@ -58,6 +69,9 @@ void* library_symbol(const char* name) {
 }
 
 }  // namespace
+
+void set_ns3_fast_paths(bool on) { fast_paths_on.store(on, std::memory_order_relaxed); }
+bool ns3_fast_paths_on() { return fast_paths_on.load(std::memory_order_relaxed); }
 
 NextSegFunction library_next_seg() {
   static const auto function = reinterpret_cast<NextSegFunction>(library_symbol(kNextSegSymbol));
@@ -75,11 +89,17 @@ CreateOptionFunction library_create_option() {
   return function;
 }
 
+ConstructSelfFunction library_construct_self() {
+  static const auto function =
+      reinterpret_cast<ConstructSelfFunction>(library_symbol(kConstructSelfSymbol));
+  return function;
+}
+
 }  // namespace tb::sim
 
 bool ns3::TcpTxBuffer::NextSeg(SequenceNumber32* seq, SequenceNumber32* seqHigh,
                                bool isRecovery) const {
-  if (m_lostOut > 0 || isRecovery)
+  if (m_lostOut > 0 || isRecovery || !tb::sim::ns3_fast_paths_on())
     return tb::sim::library_next_seg()(this, seq, seqHigh, isRecovery);
   // Rule 2: unsent data, if the receiver's window allows (ns-3's comparison and clamp).
   const SequenceNumber32 high_data = m_firstByteSeq + m_sentSize;
@@ -101,6 +121,7 @@ uint32_t bytes_between(ns3::SequenceNumber32 a, ns3::SequenceNumber32 b) {
 
 uint32_t ns3::TcpTxBuffer::Update(const TcpOptionSack::SackList& list,
                                   const Callback<void, TcpTxItem*>& sackedCb) {
+  if (!tb::sim::ns3_fast_paths_on()) return tb::sim::library_update()(this, list, sackedCb);
   uint32_t bytes_sacked = 0;
   const SequenceNumber32 sent_end = m_firstByteSeq + m_sentSize;
   for (const auto& block : list) {
@@ -159,6 +180,7 @@ uint32_t ns3::TcpTxBuffer::Update(const TcpOptionSack::SackList& list,
 }
 
 ns3::Ptr<ns3::TcpOption> ns3::TcpOption::CreateOption(uint8_t kind) {
+  if (!tb::sim::ns3_fast_paths_on()) return tb::sim::library_create_option()(kind);
   switch (kind) {
     case END:
       return CreateObject<TcpOptionEnd>();
@@ -179,10 +201,41 @@ ns3::Ptr<ns3::TcpOption> ns3::TcpOption::CreateOption(uint8_t kind) {
   }
 }
 
+namespace {
+
+// Per TypeId uid (a uint16_t): 0 not seen yet, 1 no attribute in its chain, 2 some. Written by
+// whichever thread sees the type first; every writer writes the same value.
+std::array<std::atomic<std::uint8_t>, 1 << 16> chain_attributes{};
+
+bool chain_has_attributes(ns3::TypeId tid) {
+  std::atomic<std::uint8_t>& known = chain_attributes[tid.GetUid()];
+  if (const std::uint8_t k = known.load(std::memory_order_relaxed); k != 0) return k == 2;
+  bool some = false;
+  // ns-3's walk: the type and its parents, up to but not including ObjectBase.
+  for (ns3::TypeId t = tid; t != ns3::ObjectBase::GetTypeId(); t = t.GetParent())
+    some = some || t.GetAttributeN() > 0;
+  known.store(some ? 2 : 1, std::memory_order_relaxed);
+  return some;
+}
+
+}  // namespace
+
+void ns3::ObjectBase::ConstructSelf(const AttributeConstructionList& attributes) {
+  if (tb::sim::ns3_fast_paths_on() && attributes.Begin() == attributes.End() &&
+      !chain_has_attributes(GetInstanceTypeId())) {
+    NotifyConstructionCompleted();
+    return;
+  }
+  tb::sim::library_construct_self()(this, attributes);
+}
+
 #else
 
 tb::sim::NextSegFunction tb::sim::library_next_seg() { return nullptr; }
 tb::sim::UpdateFunction tb::sim::library_update() { return nullptr; }
 tb::sim::CreateOptionFunction tb::sim::library_create_option() { return nullptr; }
+tb::sim::ConstructSelfFunction tb::sim::library_construct_self() { return nullptr; }
+void tb::sim::set_ns3_fast_paths(bool) {}
+bool tb::sim::ns3_fast_paths_on() { return false; }
 
 #endif

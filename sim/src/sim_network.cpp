@@ -230,8 +230,10 @@ class ServedConnection {
       const auto n =
           static_cast<uint32_t>(std::min<std::size_t>(rest.size(), socket_->GetTxAvailable()));
       if (n == 0) break;
-      const int sent =
-          socket_->Send(ns3::Create<ns3::Packet>(reinterpret_cast<const uint8_t*>(rest.data()), n));
+      const int sent = socket_->Send(
+          core_->next_write_is_zeros()
+              ? ns3::Create<ns3::Packet>(n)  // n zero bytes, not held in memory
+              : ns3::Create<ns3::Packet>(reinterpret_cast<const uint8_t*>(rest.data()), n));
       if (sent <= 0) break;
       written_ += static_cast<std::size_t>(sent);
       if (written_ < write.size()) break;

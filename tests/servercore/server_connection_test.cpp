@@ -153,6 +153,34 @@ TEST(ServerConnection, HugeDownloadIsServedLazily) {
   EXPECT_EQ(connection.requests_served(), 0u);
 }
 
+TEST(ServerConnection, SaysWhichWritesAreDownloadZeros) {
+  // The simulated server sends a write it is told is zeros as a packet of zero bytes it does not
+  // hold, so the flag must be set exactly on writes whose bytes are all zero: a download's body
+  // slices, and neither its head nor another response's body.
+  ServerConnection connection;
+  EXPECT_FALSE(connection.next_write_is_zeros());  // nothing pending
+  connection.on_receive(
+      as_bytes(get("/api/benchmark/download/150000/") + get("/api/benchmark/ping/")));
+  std::vector<bool> flags;
+  std::size_t zero_bytes = 0;
+  for (int guard = 0; guard < 100; ++guard) {
+    const auto chunk = connection.next_write();
+    if (chunk.empty()) break;
+    const bool all_zero =
+        std::all_of(chunk.begin(), chunk.end(), [](std::byte b) { return b == std::byte{0}; });
+    flags.push_back(connection.next_write_is_zeros());
+    if (flags.back()) {
+      EXPECT_TRUE(all_zero) << "write " << flags.size() << " is flagged zeros but is not";
+      zero_bytes += chunk.size();
+    }
+    connection.write_done();
+  }
+  // The download: its head, then 150000 bytes in three slices; the ping: its head and JSON body.
+  EXPECT_EQ(flags, (std::vector<bool>{false, true, true, true, false, false}));
+  EXPECT_EQ(zero_bytes, 150000u);
+  EXPECT_FALSE(connection.next_write_is_zeros());
+}
+
 TEST(ServerConnection, NextWriteIsStableUntilWriteDone) {
   ServerConnection connection;
   connection.on_receive(as_bytes(get("/api/benchmark/ping/")));

@@ -8,7 +8,11 @@
 #include <dlfcn.h>
 
 #include <ns3/callback.h>
+#include <ns3/config.h>
+#include <ns3/object-factory.h>
+#include <ns3/object.h>
 #include <ns3/packet.h>
+#include <ns3/uinteger.h>
 #include <ns3/tcp-option-sack.h>
 
 #include <sstream>
@@ -266,6 +270,80 @@ TEST(CreateOptionTest, MakesTheClassNs3MakesForEveryKind) {
     EXPECT_EQ(ours->GetKind(), theirs->GetKind()) << kind;
     EXPECT_EQ(ours->GetSerializedSize(), theirs->GetSerializedSize()) << kind;
   }
+}
+
+// ---- ConstructSelf ----
+
+// A type without attributes that records that its construction completed.
+class Bare : public ns3::Object {
+ public:
+  static ns3::TypeId GetTypeId() {
+    static const ns3::TypeId tid = ns3::TypeId("tb::sim::test::Bare")
+                                       .SetParent<ns3::Object>()
+                                       .AddConstructor<Bare>();
+    return tid;
+  }
+  bool completed = false;
+
+ protected:
+  void NotifyConstructionCompleted() override { completed = true; }
+};
+
+// A type with an attribute, and a child adding none: the child's chain still has one to set.
+class WithValue : public ns3::Object {
+ public:
+  static ns3::TypeId GetTypeId() {
+    static const ns3::TypeId tid =
+        ns3::TypeId("tb::sim::test::WithValue")
+            .SetParent<ns3::Object>()
+            .AddConstructor<WithValue>()
+            .AddAttribute("Value", "a number", ns3::UintegerValue(7),
+                          ns3::MakeUintegerAccessor(&WithValue::value),
+                          ns3::MakeUintegerChecker<uint32_t>());
+    return tid;
+  }
+  uint32_t value = 0;
+};
+
+class ChildOfWithValue : public WithValue {
+ public:
+  static ns3::TypeId GetTypeId() {
+    static const ns3::TypeId tid = ns3::TypeId("tb::sim::test::ChildOfWithValue")
+                                       .SetParent<WithValue>()
+                                       .AddConstructor<ChildOfWithValue>();
+    return tid;
+  }
+};
+
+// Constructions whose outcome shows whether attributes were set: run with the fast paths on and
+// off (off, ns-3's own ConstructSelf runs), they must agree.
+void expect_constructed_as_ns3_does() {
+  EXPECT_TRUE(ns3::CreateObject<Bare>()->completed);
+  EXPECT_TRUE(ns3::CreateObject<Bare>()->completed);  // the second, from what ours remembers
+  EXPECT_EQ(ns3::CreateObject<WithValue>()->value, 7u);
+  EXPECT_EQ(ns3::CreateObject<ChildOfWithValue>()->value, 7u);  // the parent's attribute
+  ns3::Config::SetDefault("tb::sim::test::WithValue::Value", ns3::UintegerValue(9));
+  EXPECT_EQ(ns3::CreateObject<ChildOfWithValue>()->value, 9u);
+  ns3::Config::SetDefault("tb::sim::test::WithValue::Value", ns3::UintegerValue(7));
+  ns3::ObjectFactory factory("tb::sim::test::ChildOfWithValue");
+  factory.Set("Value", ns3::UintegerValue(11));  // given at construction
+  EXPECT_EQ(factory.Create<ChildOfWithValue>()->value, 11u);
+}
+
+TEST(ConstructSelfTest, IsTheOneTheProgramCalls) {
+  if (library_construct_self() == nullptr) GTEST_SKIP() << "this ns-3 keeps its own ConstructSelf";
+  void* resolved = dlsym(RTLD_DEFAULT, kConstructSelfSymbol);
+  ASSERT_NE(resolved, nullptr);
+  EXPECT_NE(resolved, reinterpret_cast<void*>(library_construct_self()));
+}
+
+TEST(ConstructSelfTest, SetsAttributesAndCompletesConstructionAsNs3Does) {
+  if (library_construct_self() == nullptr) GTEST_SKIP() << "this ns-3 keeps its own ConstructSelf";
+  ASSERT_TRUE(ns3_fast_paths_on());
+  expect_constructed_as_ns3_does();
+  set_ns3_fast_paths(false);
+  expect_constructed_as_ns3_does();
+  set_ns3_fast_paths(true);
 }
 
 }  // namespace

@@ -18,6 +18,10 @@ class Connection {
   // write_done().
   virtual std::span<const std::byte> next_write() = 0;
   virtual void write_done() = 0;
+  // True when next_write()'s bytes are all zero (a download body): the simulated server then hands
+  // TCP a packet that stands for that many zero bytes without holding them (ns-3's zero area), and
+  // saves copying each segment's payload. Only a fast path: the bytes are the same either way.
+  virtual bool next_write_is_zeros() const { return false; }
   // True once every pending write is done and the connection should be closed.
   virtual bool should_close() const = 0;
   virtual std::uint64_t requests_served() const = 0;

@@ -41,6 +41,7 @@ class ServerConnection : public Connection {
   // write_slice pieces. Empty when nothing is pending. Valid until write_done().
   std::span<const std::byte> next_write() override;
   void write_done() override;
+  bool next_write_is_zeros() const override;  // a download body's slice
 
   // True once every pending write is done and the connection should be closed
   // (Connection: close, HTTP/1.0 without keep-alive, a bad request, or the peer closed).

@@ -1,7 +1,8 @@
 #pragma once
-// Faster stand-ins for three functions of ns-3.37 called for every segment
+// Faster stand-ins for four functions of ns-3.37 called for every segment
 // (sim/src/ns3_fast_paths.cpp): TcpTxBuffer's NextSeg and SACK scoreboard Update, which walk the
-// sent list, and TcpOption::CreateOption, which makes options through an ObjectFactory.
+// sent list, TcpOption::CreateOption, which makes options through an ObjectFactory, and
+// ObjectBase::ConstructSelf, which walks a new object's type chain for attributes to set.
 #include <cstdint>
 
 #include <ns3/callback.h>
@@ -21,17 +22,26 @@ inline constexpr const char* kUpdateSymbol =
     "EEERKNS_"
     "8CallbackIvJPNS_9TcpTxItemEEEE";
 inline constexpr const char* kCreateOptionSymbol = "_ZN3ns39TcpOption12CreateOptionEh";
+inline constexpr const char* kConstructSelfSymbol =
+    "_ZN3ns310ObjectBase13ConstructSelfERKNS_25AttributeConstructionListE";
 
 using NextSegFunction = bool (*)(const ns3::TcpTxBuffer*, ns3::SequenceNumber32*,
                                  ns3::SequenceNumber32*, bool);
 using UpdateFunction = std::uint32_t (*)(ns3::TcpTxBuffer*, const ns3::TcpOptionSack::SackList&,
                                          const ns3::Callback<void, ns3::TcpTxItem*>&);
 using CreateOptionFunction = ns3::Ptr<ns3::TcpOption> (*)(uint8_t);
+using ConstructSelfFunction = void (*)(ns3::ObjectBase*, const ns3::AttributeConstructionList&);
 
 // ns-3's own functions, in libns3-internet, that ours stand in front of; nullptr if this build
 // does not replace them.
 NextSegFunction library_next_seg();
 UpdateFunction library_update();
 CreateOptionFunction library_create_option();
+ConstructSelfFunction library_construct_self();
+
+// On by default. Off, each stand-in calls ns-3's own function, so a program runs stock ns-3 code:
+// bench/sim_throughput measures ns-3's own BulkSend that way. Not for use while simulating.
+void set_ns3_fast_paths(bool on);
+bool ns3_fast_paths_on();
 
 }  // namespace tb::sim
