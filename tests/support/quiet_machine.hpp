@@ -11,9 +11,11 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 namespace tb::testing {
@@ -59,18 +61,33 @@ class WakeupLatenessProbe {
   std::thread thread_;
 };
 
-// Runs `run` (returning a result) up to `attempts` times until one runs on an undisturbed machine:
-// its p99 wake-up lateness within `limit_us`. Returns that result, or nullopt with `why` saying
-// how late every attempt's machine was.
-template <typename Run>
+// Attempts at a real-time comparison before it gives up on the machine: 3, or 6 under CI (the CI
+// environment variable set), where a skip hides the comparison from the run that gates the change.
+inline int quiet_machine_attempts() {
+  const char* ci = std::getenv("CI");
+  return ci != nullptr && *ci != '\0' ? 6 : 3;
+}
+
+// Runs `run` (returning a result) up to quiet_machine_attempts() times until one runs on an
+// undisturbed machine: its p99 wake-up lateness within `limit_us`. Returns that result, or
+// nullopt with `why` saying how late every attempt's machine was. `holds`, if given, is the
+// test's claim on a result: a result for which it holds is returned even from a busy machine,
+// for a test whose claim lateness can only break (times bounded from above, not below).
+template <typename Run, typename Holds = bool (*)(const std::invoke_result_t<Run&>&)>
 auto run_on_a_quiet_machine(Run&& run, std::string& why, double limit_us = kQuietMachineLatenessUs,
-                            int attempts = 3) -> std::optional<decltype(run())> {
+                            Holds holds = nullptr) -> std::optional<decltype(run())> {
   why.clear();
+  const int attempts = quiet_machine_attempts();
   for (int attempt = 1; attempt <= attempts; ++attempt) {
     WakeupLatenessProbe probe;
     auto result = run();
     const double p99_us = probe.stop();
     if (p99_us <= limit_us) return result;
+    if constexpr (!std::is_pointer_v<Holds>) {
+      if (holds(result)) return result;
+    } else {
+      if (holds != nullptr && holds(result)) return result;
+    }
     why += (why.empty() ? "" : ", ") + std::to_string(static_cast<int>(p99_us)) + " us";
   }
   why = "the machine was too busy for a real-time comparison: p99 wake-up lateness of " + why +
