@@ -27,7 +27,8 @@ mkdir -p "$(dirname "$out")"
   cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
   build_type=$(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$(dirname "$bin")/../CMakeCache.txt" 2>/dev/null || true)
   echo "Measured $(date -u +%Y-%m-%d) on $cpu, $(nproc) cores, preset $(basename "$(dirname "$(dirname "$bin")")") ($build_type),"
-  echo "load average before $(cut -d' ' -f1-3 /proc/loadavg). Least CPU time of $repetitions runs of a C3Http download at"
+  echo "load average before $(cut -d' ' -f1-3 /proc/loadavg). Least CPU time of $repetitions runs at 32 MiB, $((repetitions * 4)) at 8 MiB and"
+  echo "$((repetitions * 32)) at 1 MiB (the same bytes each) of a C3Http download at"
   echo "60 fps (not frame-gated) on two paths, against ns-3's own BulkSend with the same congestion"
   echo "control on the same link, in the same process. \"rate vs BulkSend\" is twinbench's simulated MiB"
   echo "per CPU second over BulkSend's (above 1: twinbench simulates the bytes faster). BulkSend runs"
