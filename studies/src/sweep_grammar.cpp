@@ -230,8 +230,15 @@ std::vector<AxisValue> parse_numbers(const AxisDef& def, std::string_view values
   for (std::string_view part : split(values, ',')) {
     part = trim(part);
     const bool range = part.find("..") != std::string_view::npos;
-    for (double v :
-         range ? parse_range(def, part) : std::vector<double>{parse_quantity(def, part)}) {
+    const std::vector<double> values =
+        range ? parse_range(def, part) : std::vector<double>{parse_quantity(def, part)};
+    // Each range is bounded, so the axis is too before its values are made: a list of ranges
+    // could otherwise ask for millions.
+    if (values.size() > kMaxPoints - out.size())
+      throw SweepError(fmt::format("{}: expected at most {} values on an axis, got more (at \"{}\")",
+                                   def.name, kMaxPoints, part));
+    out.reserve(out.size() + values.size());
+    for (double v : values) {
       if (def.whole) {
         // Range points are rounded to whole numbers; a single value must be one.
         if (!range && v != std::round(v))
@@ -275,6 +282,7 @@ Axis parse_axis(const std::string& spec, const Scenario& scenario) {
     axis.values =
         def->units.empty() ? parse_names(*def, values, scenario) : parse_numbers(*def, values);
     std::unordered_set<std::string_view> seen;  // not pairwise: ranges hold many values
+    seen.reserve(axis.values.size());
     for (const AxisValue& v : axis.values)
       if (!seen.insert(v.text).second)
         throw SweepError(

@@ -89,6 +89,16 @@ TEST(SweepAxis, RangesAndGridsAreBounded) {
         << e.what();
   }
   EXPECT_EQ(studies::parse_axis("rtt=1ms..2ms/100000", s).values.size(), 100000u);
+  // Ranges within the bound that together exceed it: refused before their values are made.
+  try {
+    studies::parse_axis("rtt=1ms..2ms/60000,3ms..4ms/60000", s);
+    ADD_FAILURE() << "an axis of 120000 values was accepted";
+  } catch (const studies::SweepError& e) {
+    EXPECT_NE(std::string(e.what()).find("expected at most 100000 values on an axis"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(studies::parse_axis("rtt=1ms..2ms/50000,3ms..4ms/50000", s).values.size(), 100000u);
   const std::vector<studies::Axis> axes = {studies::parse_axis("rtt=1ms..2ms/1000", s),
                                            studies::parse_axis("fps=1..1000/1000", s)};
   EXPECT_THROW(studies::enumerate_points(axes), studies::SweepError);
