@@ -3,9 +3,10 @@
 // Linux-like TCP over ns-3) against a bare ns-3 BulkSend of the same bytes over the same link and
 // congestion control, measured in the same run. Two paths: a plain one (HTTP, CUBIC) and the one
 // `reproduce` simulates (the lightsail-2026 profile: HTTPS, BBR with pacing), so the cost per byte
-// is shown where it matters. BulkSend runs twice: with ns-3's own code, as a program of ns-3 alone
-// would (the baseline), and with twinbench's stand-ins for ns-3 functions on (sim/src/
-// ns3_fast_paths.cpp), which shows how much of the difference they make.
+// is shown where it matters. BulkSend runs twice: with ns-3's own TCP and object code (the
+// baseline; still on twinbench's link, allocator and event loop), and with twinbench's stand-ins
+// for ns-3 functions on (sim/src/ns3_fast_paths.cpp), which shows how much of the difference
+// they make.
 //
 //   build/default/bench/sim_throughput [repetitions]   (runs per size: repetitions x 32 / MiB)
 #include <algorithm>

@@ -230,15 +230,14 @@ std::vector<AxisValue> parse_numbers(const AxisDef& def, std::string_view values
   for (std::string_view part : split(values, ',')) {
     part = trim(part);
     const bool range = part.find("..") != std::string_view::npos;
-    const std::vector<double> values =
+    const std::vector<double> points =
         range ? parse_range(def, part) : std::vector<double>{parse_quantity(def, part)};
     // Each range is bounded, so the axis is too before its values are made: a list of ranges
     // could otherwise ask for millions.
-    if (values.size() > kMaxPoints - out.size())
+    if (points.size() > kMaxPoints - out.size())
       throw SweepError(fmt::format("{}: expected at most {} values on an axis, got more (at \"{}\")",
                                    def.name, kMaxPoints, part));
-    out.reserve(out.size() + values.size());
-    for (double v : values) {
+    for (double v : points) {
       if (def.whole) {
         // Range points are rounded to whole numbers; a single value must be one.
         if (!range && v != std::round(v))

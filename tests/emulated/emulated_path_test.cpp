@@ -226,8 +226,8 @@ TEST(EmulatedPath, SlowStartAfterIdleRestartsTheWindowOnlyWhenOn) {
       },
       busy, testing::kQuietMachineLatenessUs,
       // A busy machine only lengthens times: "off" can only fail by it, and "on" restarted in
-      // error would take one round trip plus the wire time (~65 ms), which a busy machine's
-      // lateness (about a millisecond a wake-up) does not lift past 180 ms.
+      // error would take one round trip plus the wire time (~65 ms), which wake-ups at most
+      // 20 ms late (kLongestStallForHoldsUs) do not lift past 180 ms.
       [](const std::pair<double, double>& t) { return holds(t.first, t.second); });
   if (!measured) GTEST_SKIP() << busy;
   const auto [on, off] = *measured;

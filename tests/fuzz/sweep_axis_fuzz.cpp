@@ -42,9 +42,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // enumerated: enumerating is one loop whose code is the same at any size, and the fuzzer, which
     // drifts towards the largest grids, spent milliseconds per execution on them under ASan, down
     // to ~300 executions a second, most of it in allocation, not in the grammar it is here for.
-    std::size_t size = 1;
-    for (const auto& axis : axes) size *= axis.values.size();
-    if (size > kEnumerateAtMost) return 0;
+    std::size_t grid_points = 1;
+    for (const auto& axis : axes) grid_points *= axis.values.size();
+    if (grid_points > kEnumerateAtMost) return 0;
     // Every point is enumerated (its key formatted); the scenario is applied at the grid's first
     // and last 32 points only: applying copies the whole scenario, so applying all of a large grid
     // cost most of the run while every value of every axis is still applied on grids this size or

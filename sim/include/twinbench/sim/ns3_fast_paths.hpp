@@ -38,6 +38,9 @@ NextSegFunction library_next_seg();
 UpdateFunction library_update();
 CreateOptionFunction library_create_option();
 ConstructSelfFunction library_construct_self();
+// Constructions our ConstructSelf completed without ns-3's walk: a test's evidence that ns-3's
+// library, which calls it from its own Object::Construct, calls ours.
+std::uint64_t ns3_constructions_skipped();
 
 // On by default. Off, each stand-in calls ns-3's own function, so a program runs stock ns-3 code:
 // bench/sim_throughput measures ns-3's own BulkSend that way. Not for use while simulating.
