@@ -28,6 +28,14 @@ using ns3::SequenceNumber32;
 
 constexpr uint32_t kSegment = 1000;
 
+// What the PLT resolves `symbol` to (the first definition in the program's lookup order) is ours,
+// not ns-3's `library` function; else every comparison with ns-3 would compare ns-3 with itself.
+void expect_ours_is_called(const char* symbol, void* library) {
+  void* resolved = dlsym(RTLD_DEFAULT, symbol);
+  ASSERT_NE(resolved, nullptr) << symbol;
+  EXPECT_NE(resolved, library) << symbol;
+}
+
 class NextSegTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -80,11 +88,7 @@ class NextSegTest : public ::testing::Test {
 };
 
 TEST_F(NextSegTest, IsTheOneTheProgramCalls) {
-  // What the PLT resolves to (the first definition in the program's lookup order) is ours, not
-  // ns-3's; else every comparison below would compare ns-3 with itself.
-  void* resolved = dlsym(RTLD_DEFAULT, kNextSegSymbol);
-  ASSERT_NE(resolved, nullptr);
-  EXPECT_NE(resolved, reinterpret_cast<void*>(library_next_seg()));
+  expect_ours_is_called(kNextSegSymbol, reinterpret_cast<void*>(library_next_seg()));
 }
 
 TEST_F(NextSegTest, OffersNewDataAsNs3DoesWhileNothingIsLost) {
@@ -202,9 +206,7 @@ class SackUpdateTest : public ::testing::Test {
 };
 
 TEST_F(SackUpdateTest, IsTheOneTheProgramCalls) {
-  void* resolved = dlsym(RTLD_DEFAULT, kUpdateSymbol);
-  ASSERT_NE(resolved, nullptr);
-  EXPECT_NE(resolved, reinterpret_cast<void*>(library_update()));
+  expect_ours_is_called(kUpdateSymbol, reinterpret_cast<void*>(library_update()));
 }
 
 TEST_F(SackUpdateTest, MarksAsNs3DoesThroughARecovery) {
@@ -254,9 +256,7 @@ TEST_F(SackUpdateTest, MarksAsNs3DoesWithUnevenItemsAndAnAdvancedHead) {
 
 TEST(CreateOptionTest, IsTheOneTheProgramCalls) {
   if (library_create_option() == nullptr) GTEST_SKIP() << "this ns-3 keeps its own CreateOption";
-  void* resolved = dlsym(RTLD_DEFAULT, kCreateOptionSymbol);
-  ASSERT_NE(resolved, nullptr);
-  EXPECT_NE(resolved, reinterpret_cast<void*>(library_create_option()));
+  expect_ours_is_called(kCreateOptionSymbol, reinterpret_cast<void*>(library_create_option()));
 }
 
 TEST(CreateOptionTest, MakesTheClassNs3MakesForEveryKind) {
@@ -332,9 +332,7 @@ void expect_constructed_as_ns3_does() {
 
 TEST(ConstructSelfTest, IsTheOneTheProgramCalls) {
   if (library_construct_self() == nullptr) GTEST_SKIP() << "this ns-3 keeps its own ConstructSelf";
-  void* resolved = dlsym(RTLD_DEFAULT, kConstructSelfSymbol);
-  ASSERT_NE(resolved, nullptr);
-  EXPECT_NE(resolved, reinterpret_cast<void*>(library_construct_self()));
+  expect_ours_is_called(kConstructSelfSymbol, reinterpret_cast<void*>(library_construct_self()));
 }
 
 TEST(ConstructSelfTest, SetsAttributesAndCompletesConstructionAsNs3Does) {
