@@ -9,6 +9,9 @@
 // they make.
 //
 //   build/default/bench/sim_throughput [repetitions]   (runs per size: repetitions x 32 / MiB)
+//   build/default/bench/sim_throughput --only plain|profile MiB count
+//       only twinbench's downloads, `count` of them, and no table: a workload to profile
+//       (perf record -g build/default/bench/sim_throughput --only plain 1 500)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -213,6 +216,25 @@ void bench(const BenchPath& path, int repetitions) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 5 && std::string(argv[1]) == "--only") {
+    const std::string which = argv[2];
+    if (which != "plain" && which != "profile") {
+      std::fprintf(stderr, "--only: expected plain or profile, got %s\n", which.c_str());
+      return 2;
+    }
+    const BenchPath& path = which == "plain" ? kPlainPath : kProfilePath;
+    const std::uint64_t bytes = std::strtoull(argv[3], nullptr, 10) << 20;
+    const int count = std::max(1, std::atoi(argv[4]));
+    Cost total;
+    for (int i = 0; i < count; ++i) {
+      const Cost c = twinbench_download(path, bytes);
+      total.cpu += c.cpu;
+      total.events += c.events;
+    }
+    std::printf("%d downloads of %s MiB: %.3f ms CPU, %llu events each\n", count, argv[3],
+                total.cpu * 1e3 / count, static_cast<unsigned long long>(total.events / count));
+    return 0;
+  }
   const int repetitions = argc > 1 ? std::max(1, std::atoi(argv[1])) : 3;
   bench(kPlainPath, repetitions);
   bench(kProfilePath, repetitions);

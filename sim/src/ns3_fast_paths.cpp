@@ -1,4 +1,5 @@
-// Faster stand-ins for four functions of ns-3.37 that the simulation calls for every segment.
+// Faster stand-ins for five functions of ns-3.37: four that the simulation calls for every segment,
+// and one that each of its random variables calls.
 // ns-3 calls each through the PLT, so these definitions, linked into every program that simulates,
 // are the ones that run; tests/sim/ns3_fast_paths_test.cpp checks each against ns-3's own function
 // (found with dlsym RTLD_NEXT), and reproduce's results are byte-identical with and without them.
@@ -34,11 +35,21 @@
 // NotifyConstructionCompleted runs; otherwise ns-3's own function runs. Two differences, neither
 // seen by twinbench: NS_LOG=ObjectBase prints no "construct" lines for such types, and a type that
 // gained an attribute after its first construction (ns-3 adds them in GetTypeId) would not get it.
+//
+// RngStream's constructor puts a stream of MRG32k3a at (stream, substream) of ns-3's seed: its
+// state is the seed vector advanced by A^(stream * 2^127 + substream * 2^76), one matrix product
+// per set bit of each. A simulation's seed gives its run (the substream) ~32 set bits, and the
+// simulation makes ~30 random variables (each one twice: at construction, then AssignStreams), all
+// on that run: ~4 % of a 1 MiB download's instructions. Ours remembers the seed vector advanced by
+// the substream (per thread, for the last seed and substream) and advances that by the stream.
+// The two advances are powers of one matrix, applied in exact modular arithmetic (MRG32k3a's
+// MultModM), so their order does not change the state.
 #include "twinbench/sim/ns3_fast_paths.hpp"
 
 #include <dlfcn.h>
 
 #include <ns3/object.h>
+#include <ns3/rng-stream.h>
 #include <ns3/tcp-option-rfc793.h>
 #include <ns3/tcp-option-sack-permitted.h>
 #include <ns3/tcp-option-sack.h>
@@ -94,6 +105,12 @@ CreateOptionFunction library_create_option() {
 ConstructSelfFunction library_construct_self() {
   static const auto function =
       reinterpret_cast<ConstructSelfFunction>(library_symbol(kConstructSelfSymbol));
+  return function;
+}
+
+RngStreamConstructor library_rng_stream_constructor() {
+  static const auto function =
+      reinterpret_cast<RngStreamConstructor>(library_symbol(kRngStreamConstructorSymbol));
   return function;
 }
 
@@ -238,12 +255,52 @@ void ns3::ObjectBase::ConstructSelf(const AttributeConstructionList& attributes)
   tb::sim::library_construct_self()(this, attributes);
 }
 
+namespace {
+
+// The seed vector advanced by the last substream asked for, per thread.
+struct SubstreamStart {
+  bool valid = false;
+  std::uint32_t seed = 0;
+  std::uint64_t substream = 0;
+  std::array<double, 6> state{};
+};
+thread_local SubstreamStart last_substream_start;
+
+std::atomic<std::uint64_t> substream_starts_reused{0};
+
+}  // namespace
+
+std::uint64_t tb::sim::ns3_rng_substream_starts_reused() {
+  return substream_starts_reused.load(std::memory_order_relaxed);
+}
+
+ns3::RngStream::RngStream(uint32_t seed, uint64_t stream, uint64_t substream) {
+  // MRG32k3a's smaller modulus; ns-3's own constructor rejects such seeds.
+  constexpr std::uint32_t kM2 = 4294944443u;
+  if (!tb::sim::ns3_fast_paths_on() || seed == 0 || seed >= kM2) {
+    tb::sim::library_rng_stream_constructor()(this, seed, stream, substream);
+    return;
+  }
+  SubstreamStart& start = last_substream_start;
+  if (start.valid && start.seed == seed && start.substream == substream) {
+    substream_starts_reused.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    start.state.fill(seed);
+    AdvanceNthBy(substream, 76, start.state.data());
+    start = {true, seed, substream, start.state};
+  }
+  std::copy(start.state.begin(), start.state.end(), m_currentState);
+  AdvanceNthBy(stream, 127, m_currentState);
+}
+
 #else
 
 tb::sim::NextSegFunction tb::sim::library_next_seg() { return nullptr; }
 tb::sim::UpdateFunction tb::sim::library_update() { return nullptr; }
 tb::sim::CreateOptionFunction tb::sim::library_create_option() { return nullptr; }
 tb::sim::ConstructSelfFunction tb::sim::library_construct_self() { return nullptr; }
+tb::sim::RngStreamConstructor tb::sim::library_rng_stream_constructor() { return nullptr; }
+std::uint64_t tb::sim::ns3_rng_substream_starts_reused() { return 0; }
 std::uint64_t tb::sim::ns3_constructions_skipped() { return 0; }
 void tb::sim::set_ns3_fast_paths(bool) {}
 bool tb::sim::ns3_fast_paths_on() { return false; }

@@ -195,6 +195,7 @@ class ServedConnection {
 
  private:
   void on_data(Ptr<ns3::Socket>) {
+    drained_ = false;
     const bool handshaking = core_->handshaking();
     const bool was_idle = core_->next_write().empty();
     std::vector<std::byte> bytes;
@@ -212,12 +213,15 @@ class ServedConnection {
     }
     flush();
   }
-  // Runs inside the socket's transmit loop, where writing would re-enter it.
+  // Runs inside the socket's transmit loop, where writing would re-enter it. Once the core ran out
+  // of bytes, a flush finds none until the core hears from its peer: no event then (one per ACK
+  // otherwise; the other events keep their order).
   void on_send_space(Ptr<ns3::Socket>, uint32_t) {
-    if (!flush_event_.IsRunning())
+    if (!closed_ && !drained_ && !flush_event_.IsRunning())
       flush_event_ = ns3::Simulator::ScheduleNow(&ServedConnection::flush, this);
   }
   void on_peer_closed(Ptr<ns3::Socket>) {
+    drained_ = false;
     core_->on_peer_closed();
     flush();
   }
@@ -225,7 +229,12 @@ class ServedConnection {
 
   void flush() {
     if (closed_ || think_event_.IsRunning()) return;
-    for (auto write = core_->next_write(); !write.empty(); write = core_->next_write()) {
+    drained_ = false;
+    for (auto write = core_->next_write();; write = core_->next_write()) {
+      if (write.empty()) {
+        drained_ = true;
+        break;
+      }
       const auto rest = write.subspan(written_);
       const auto n =
           static_cast<uint32_t>(std::min<std::size_t>(rest.size(), socket_->GetTxAvailable()));
@@ -259,6 +268,7 @@ class ServedConnection {
   ns3::EventId think_event_;
   ns3::EventId flush_event_;
   bool closed_ = false;
+  bool drained_ = false;  // the last flush emptied the core, which has had no input since
 };
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <ns3/object-factory.h>
 #include <ns3/object.h>
 #include <ns3/packet.h>
+#include <ns3/rng-stream.h>
 #include <ns3/uinteger.h>
 #include <ns3/tcp-option-sack.h>
 
@@ -347,6 +348,47 @@ TEST(ConstructSelfTest, SetsAttributesAndCompletesConstructionAsNs3Does) {
   expect_constructed_as_ns3_does();
   EXPECT_EQ(ns3_constructions_skipped(), skipped_before_off);  // ns-3's own, every time
   set_ns3_fast_paths(true);
+}
+
+// ---- RngStream ----
+
+TEST(RngStreamTest, IsTheOneTheProgramCalls) {
+  if (library_rng_stream_constructor() == nullptr)
+    GTEST_SKIP() << "this ns-3 keeps its own RngStream constructor";
+  expect_ours_is_called(kRngStreamConstructorSymbol,
+                        reinterpret_cast<void*>(library_rng_stream_constructor()));
+}
+
+// Streams as ns-3 numbers them (automatic ones from 0, AssignStreams' from 2^63) on substreams as
+// twinbench's seeds give them (splitmix64 output, ~32 set bits), with the substream changing
+// between constructions and staying: every stream draws what ns-3's own constructor's draws.
+TEST(RngStreamTest, DrawsWhatNs3DrawsOnEveryStreamAndSubstream) {
+  if (library_rng_stream_constructor() == nullptr)
+    GTEST_SKIP() << "this ns-3 keeps its own RngStream constructor";
+  const std::uint64_t reused = ns3_rng_substream_starts_reused();
+  int constructions = 0;
+  for (std::uint32_t seed : {1u, 12345u, 4294944442u}) {
+    for (std::uint64_t substream :
+         {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{0x9e3779b97f4a7c15},
+          std::uint64_t{0xd1b54a32d192ed03}, (std::uint64_t{1} << 63) | 5}) {
+      for (std::uint64_t stream : {std::uint64_t{0}, std::uint64_t{7}, std::uint64_t{1000},
+                                   (std::uint64_t{1} << 63) + 10, (std::uint64_t{1} << 63) + 1005,
+                                   ~std::uint64_t{0}}) {
+        ns3::RngStream ours(seed, stream, substream);
+        alignas(ns3::RngStream) unsigned char storage[sizeof(ns3::RngStream)];
+        auto* theirs = reinterpret_cast<ns3::RngStream*>(storage);
+        library_rng_stream_constructor()(theirs, seed, stream, substream);
+        for (int draw = 0; draw < 4; ++draw) {
+          ASSERT_EQ(ours.RandU01(), theirs->RandU01())
+              << "seed " << seed << " stream " << stream << " substream " << substream
+              << " draw " << draw;
+        }
+        ++constructions;
+      }
+    }
+  }
+  // All but the first stream of each (seed, substream) started from the remembered state.
+  EXPECT_EQ(ns3_rng_substream_starts_reused() - reused, static_cast<std::uint64_t>(constructions - 15));
 }
 
 }  // namespace

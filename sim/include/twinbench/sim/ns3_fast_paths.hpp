@@ -1,14 +1,16 @@
 #pragma once
-// Faster stand-ins for four functions of ns-3.37 called for every segment
-// (sim/src/ns3_fast_paths.cpp): TcpTxBuffer's NextSeg and SACK scoreboard Update, which walk the
-// sent list, TcpOption::CreateOption, which makes options through an ObjectFactory, and
-// ObjectBase::ConstructSelf, which walks a new object's type chain for attributes to set.
+// Faster stand-ins for five functions of ns-3.37 (sim/src/ns3_fast_paths.cpp): four called for
+// every segment (TcpTxBuffer's NextSeg and SACK scoreboard Update, which walk the sent list,
+// TcpOption::CreateOption, which makes options through an ObjectFactory, and
+// ObjectBase::ConstructSelf, which walks a new object's type chain for attributes to set), and
+// the RngStream constructor, which every random variable of a simulation runs.
 #include <cstdint>
 
 #include <ns3/callback.h>
 #include <ns3/ptr.h>
 #include <ns3/sequence-number.h>
 #include <ns3/tcp-option-sack.h>
+#include <ns3/rng-stream.h>
 #include <ns3/tcp-option.h>
 #include <ns3/tcp-tx-buffer.h>
 
@@ -24,6 +26,7 @@ inline constexpr const char* kUpdateSymbol =
 inline constexpr const char* kCreateOptionSymbol = "_ZN3ns39TcpOption12CreateOptionEh";
 inline constexpr const char* kConstructSelfSymbol =
     "_ZN3ns310ObjectBase13ConstructSelfERKNS_25AttributeConstructionListE";
+inline constexpr const char* kRngStreamConstructorSymbol = "_ZN3ns39RngStreamC1Ejmm";
 
 using NextSegFunction = bool (*)(const ns3::TcpTxBuffer*, ns3::SequenceNumber32*,
                                  ns3::SequenceNumber32*, bool);
@@ -31,6 +34,7 @@ using UpdateFunction = std::uint32_t (*)(ns3::TcpTxBuffer*, const ns3::TcpOption
                                          const ns3::Callback<void, ns3::TcpTxItem*>&);
 using CreateOptionFunction = ns3::Ptr<ns3::TcpOption> (*)(uint8_t);
 using ConstructSelfFunction = void (*)(ns3::ObjectBase*, const ns3::AttributeConstructionList&);
+using RngStreamConstructor = void (*)(ns3::RngStream*, std::uint32_t, std::uint64_t, std::uint64_t);
 
 // ns-3's own functions, in libns3-internet, that ours stand in front of; nullptr if this build
 // does not replace them.
@@ -38,9 +42,13 @@ NextSegFunction library_next_seg();
 UpdateFunction library_update();
 CreateOptionFunction library_create_option();
 ConstructSelfFunction library_construct_self();
+RngStreamConstructor library_rng_stream_constructor();
 // Constructions our ConstructSelf completed without ns-3's walk: a test's evidence that ns-3's
 // library, which calls it from its own Object::Construct, calls ours.
 std::uint64_t ns3_constructions_skipped();
+// Random number streams our RngStream constructor set up from a remembered substream start: the
+// evidence that ns-3's RandomVariableStream::SetStream reaches ours.
+std::uint64_t ns3_rng_substream_starts_reused();
 
 // On by default. Off, each stand-in calls ns-3's own function, so a program runs stock ns-3 code:
 // bench/sim_throughput measures ns-3's own BulkSend that way. Not for use while simulating.
