@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+#include <string>
 #include <string_view>
 
 #include "twinbench/servercore/tls_certs.hpp"
@@ -12,15 +14,46 @@ namespace {
 
 using namespace tb::server;
 
-std::shared_ptr<const TlsServerContext> context() {
+TlsServerConfig config_with(KeyType key_type) {
   CertProfile profile;
-  profile.key_type = KeyType::kEd25519;
+  profile.key_type = key_type;
   profile.names = {"127.0.0.1"};
   const Credentials credentials = make_credentials(profile);
   TlsServerConfig config;
   config.chain_pem = credentials.chain_pem;
   config.key_pem = credentials.key_pem;
-  return std::make_shared<const TlsServerContext>(config);
+  return config;
+}
+
+std::shared_ptr<const TlsServerContext> context() {
+  return std::make_shared<const TlsServerContext>(config_with(KeyType::kEd25519));
+}
+
+std::string error_of(const TlsServerConfig& config) {
+  try {
+    TlsServerContext context(config);
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// Credentials are read once per process and shared: a context made after a bad one, or after
+// good ones, still gets its own checks.
+TEST(TlsServerContext, BadCredentialsAreRefusedEveryTimeAndGoodOnesAfterThemWork) {
+  const TlsServerConfig good = config_with(KeyType::kEcdsaP256);
+  TlsServerConfig bad_key = good;
+  bad_key.key_pem = "-----BEGIN PRIVATE KEY-----\nnot a key\n-----END PRIVATE KEY-----\n";
+  TlsServerConfig bad_chain = good;
+  bad_chain.chain_pem = "not a certificate";
+  TlsServerConfig mismatched = good;
+  mismatched.key_pem = config_with(KeyType::kEd25519).key_pem;  // not the certificate's
+  for (int round = 0; round < 2; ++round) {
+    EXPECT_NE(error_of(bad_key).find("TLS server key"), std::string::npos) << error_of(bad_key);
+    EXPECT_NE(error_of(bad_chain).find("TLS server certificate"), std::string::npos);
+    EXPECT_NE(error_of(mismatched).find("TLS server key"), std::string::npos);
+    EXPECT_EQ(error_of(good), "no error");
+  }
 }
 
 TEST(TlsServerConnection, AHandshakeBegunIsOwedAndItsTimeoutClosesSilently) {
