@@ -14,7 +14,9 @@
 #include <ns3/packet.h>
 #include <ns3/rng-stream.h>
 #include <ns3/uinteger.h>
+#include <ns3/tcp-header.h>
 #include <ns3/tcp-option-sack.h>
+#include <ns3/tcp-option-ts.h>
 
 #include <sstream>
 #include <string>
@@ -271,6 +273,88 @@ TEST(CreateOptionTest, MakesTheClassNs3MakesForEveryKind) {
     EXPECT_EQ(ours->GetKind(), theirs->GetKind()) << kind;
     EXPECT_EQ(ours->GetSerializedSize(), theirs->GetSerializedSize()) << kind;
   }
+}
+
+// A data segment's header with a timestamp option (padded by END to a 32-bit boundary, as ns-3
+// sends it), in a packet.
+ns3::Ptr<ns3::Packet> segment_with_timestamp(uint32_t timestamp, uint32_t echo) {
+  ns3::TcpHeader header;
+  header.SetSourcePort(80);
+  header.SetDestinationPort(4242);
+  header.SetSequenceNumber(SequenceNumber32(1000));
+  header.SetAckNumber(SequenceNumber32(2000));
+  header.SetFlags(ns3::TcpHeader::ACK);
+  header.SetWindowSize(512);
+  const auto ts = ns3::CreateObject<ns3::TcpOptionTS>();
+  ts->SetTimestamp(timestamp);
+  ts->SetEcho(echo);
+  header.AppendOption(ts);
+  auto packet = ns3::Create<ns3::Packet>(100);
+  packet->AddHeader(header);
+  return packet;
+}
+
+std::string printed(const ns3::TcpHeader& header) {
+  std::ostringstream out;
+  header.Print(out);
+  return out.str();
+}
+
+// Each header read as ns-3 reads a received segment's (three reads alive at once), then more
+// segments once those reads are gone: what ns-3's own CreateOption gives, field for field.
+std::vector<std::string> headers_read() {
+  std::vector<std::string> seen;
+  for (uint32_t round = 0; round < 3; ++round) {
+    const auto packet = segment_with_timestamp(100 + round, 7 * round);
+    ns3::TcpHeader peeked;
+    packet->PeekHeader(peeked);
+    ns3::TcpHeader peeked_again;
+    packet->PeekHeader(peeked_again);
+    ns3::TcpHeader removed;
+    packet->RemoveHeader(removed);
+    for (const auto* header : {&peeked, &peeked_again, &removed}) {
+      seen.push_back(printed(*header));
+      const auto ts = ns3::DynamicCast<const ns3::TcpOptionTS>(header->GetOption(ns3::TcpOption::TS));
+      seen.push_back(ts ? std::to_string(ts->GetTimestamp()) + "/" + std::to_string(ts->GetEcho())
+                        : "no timestamp");
+    }
+  }
+  return seen;
+}
+
+TEST(CreateOptionTest, HeadersReadWithOptionsHandedOutAgainAreNs3s) {
+  if (library_create_option() == nullptr) GTEST_SKIP() << "this ns-3 keeps its own CreateOption";
+  const std::uint64_t reused = ns3_tcp_options_reused();
+  const auto ours = headers_read();
+  EXPECT_GT(ns3_tcp_options_reused(), reused) << "ns-3's TcpHeader::Deserialize reaches ours";
+  set_ns3_fast_paths(false);
+  const auto theirs = headers_read();
+  set_ns3_fast_paths(true);
+  EXPECT_EQ(ours, theirs);
+  EXPECT_EQ(ours[1], "100/0");
+  EXPECT_EQ(ours.back(), "102/14");
+}
+
+TEST(CreateOptionTest, ATimestampOptionStillHeldIsNotHandedOut) {
+  if (library_create_option() == nullptr) GTEST_SKIP() << "this ns-3 keeps its own CreateOption";
+  std::vector<ns3::Ptr<ns3::TcpOption>> held;
+  for (int i = 0; i < 20; ++i) {  // more than the reused ones
+    held.push_back(ns3::TcpOption::CreateOption(ns3::TcpOption::TS));
+    auto ts = ns3::DynamicCast<ns3::TcpOptionTS>(held.back());
+    ASSERT_NE(ts, nullptr);
+    EXPECT_EQ(ts->GetTimestamp(), 0u) << "as new";
+    EXPECT_EQ(ts->GetEcho(), 0u);
+    ts->SetTimestamp(1000 + i);
+    ts->SetEcho(i);
+  }
+  for (std::size_t i = 0; i < held.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) EXPECT_NE(held[i], held[j]);
+    EXPECT_EQ(ns3::DynamicCast<ns3::TcpOptionTS>(held[i])->GetTimestamp(), 1000 + i);
+  }
+  held.clear();
+  const auto again = ns3::DynamicCast<ns3::TcpOptionTS>(ns3::TcpOption::CreateOption(ns3::TcpOption::TS));
+  EXPECT_EQ(again->GetTimestamp(), 0u) << "a released one, set back";
+  EXPECT_EQ(again->GetEcho(), 0u);
 }
 
 // ---- ConstructSelf ----
