@@ -390,6 +390,26 @@ class WithValue : public ns3::Object {
   uint32_t value = 0;
 };
 
+// An attribute that construction leaves alone (not ATTR_CONSTRUCT): the member keeps its own value.
+class WithLateValue : public ns3::Object {
+ public:
+  static ns3::TypeId GetTypeId() {
+    static const ns3::TypeId tid =
+        ns3::TypeId("tb::sim::test::WithLateValue")
+            .SetParent<ns3::Object>()
+            .AddConstructor<WithLateValue>()
+            .AddAttribute("Late", "set after construction only", ns3::TypeId::ATTR_GET | ns3::TypeId::ATTR_SET,
+                          ns3::UintegerValue(5), ns3::MakeUintegerAccessor(&WithLateValue::late),
+                          ns3::MakeUintegerChecker<uint32_t>())
+            .AddAttribute("Early", "set at construction", ns3::UintegerValue(6),
+                          ns3::MakeUintegerAccessor(&WithLateValue::early),
+                          ns3::MakeUintegerChecker<uint32_t>());
+    return tid;
+  }
+  uint32_t late = 1;
+  uint32_t early = 2;
+};
+
 class ChildOfWithValue : public WithValue {
  public:
   static ns3::TypeId GetTypeId() {
@@ -413,6 +433,9 @@ void expect_constructed_as_ns3_does() {
   ns3::ObjectFactory factory("tb::sim::test::ChildOfWithValue");
   factory.Set("Value", ns3::UintegerValue(11));  // given at construction
   EXPECT_EQ(factory.Create<ChildOfWithValue>()->value, 11u);
+  const auto late = ns3::CreateObject<WithLateValue>();
+  EXPECT_EQ(late->late, 1u) << "not set at construction";
+  EXPECT_EQ(late->early, 6u);
 }
 
 TEST(ConstructSelfTest, IsTheOneTheProgramCalls) {
@@ -424,13 +447,18 @@ TEST(ConstructSelfTest, SetsAttributesAndCompletesConstructionAsNs3Does) {
   if (library_construct_self() == nullptr) GTEST_SKIP() << "this ns-3 keeps its own ConstructSelf";
   ASSERT_TRUE(ns3_fast_paths_on());
   const std::uint64_t skipped = ns3_constructions_skipped();
+  const std::uint64_t set_quietly = ns3_constructions_set_quietly();
   expect_constructed_as_ns3_does();
-  // ns-3's Object::Construct (in libns3-core) reached ours for the types without attributes.
+  // ns-3's Object::Construct (in libns3-core) reached ours for the types without attributes, and
+  // ours set the others' attributes.
   EXPECT_GE(ns3_constructions_skipped(), skipped + 2);
+  EXPECT_GE(ns3_constructions_set_quietly(), set_quietly + 5);
   set_ns3_fast_paths(false);
   const std::uint64_t skipped_before_off = ns3_constructions_skipped();
+  const std::uint64_t set_quietly_before_off = ns3_constructions_set_quietly();
   expect_constructed_as_ns3_does();
   EXPECT_EQ(ns3_constructions_skipped(), skipped_before_off);  // ns-3's own, every time
+  EXPECT_EQ(ns3_constructions_set_quietly(), set_quietly_before_off);
   set_ns3_fast_paths(true);
 }
 

@@ -46,6 +46,8 @@ RngStreamConstructor library_rng_stream_constructor();
 // Constructions our ConstructSelf completed without ns-3's walk: a test's evidence that ns-3's
 // library, which calls it from its own Object::Construct, calls ours.
 std::uint64_t ns3_constructions_skipped();
+// Constructions with attributes that our ConstructSelf set without ns-3's logging walk.
+std::uint64_t ns3_constructions_set_quietly();
 // Options our CreateOption handed out again (END and NOP objects, free timestamp options).
 std::uint64_t ns3_tcp_options_reused();
 // Random number streams our RngStream constructor set up from a remembered substream start: the
