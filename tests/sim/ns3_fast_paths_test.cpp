@@ -202,6 +202,13 @@ class SackUpdateTest : public ::testing::Test {
       EXPECT_EQ(ours_->IsLost(SequenceNumber32(seq)), ns3_->IsLost(SequenceNumber32(seq)))
           << step << ", seq " << seq;
     }
+    // Whether a retransmitted item ends at each byte (our IsRetransmittedDataAcked on ns-3's
+    // buffer against ns-3's own): item edges fall on segments, halves and uneven sizes.
+    for (uint32_t seq = 0; seq < 1 + 62 * kSegment; seq += 100) {
+      EXPECT_EQ(ns3_->IsRetransmittedDataAcked(SequenceNumber32(seq)),
+                library_retransmitted_data_acked()(ns3::PeekPointer(ns3_), SequenceNumber32(seq)))
+          << step << ", seq " << seq;
+    }
   }
 
   ns3::Ptr<ns3::TcpTxBuffer> ours_ = ns3::CreateObject<ns3::TcpTxBuffer>();
@@ -210,6 +217,8 @@ class SackUpdateTest : public ::testing::Test {
 
 TEST_F(SackUpdateTest, IsTheOneTheProgramCalls) {
   expect_ours_is_called(kUpdateSymbol, reinterpret_cast<void*>(library_update()));
+  expect_ours_is_called(kRetransmittedDataAckedSymbol,
+                        reinterpret_cast<void*>(library_retransmitted_data_acked()));
 }
 
 TEST_F(SackUpdateTest, MarksAsNs3DoesThroughARecovery) {
@@ -232,9 +241,13 @@ TEST_F(SackUpdateTest, MarksAsNs3DoesThroughARecovery) {
   update({{39 * kSegment, 40 * kSegment}}, "the last segment sent");
 
   send(0, kSegment);  // the hole's head retransmitted, then more new data
+  send(2 * kSegment, kSegment);
   for (uint32_t i = 40; i < 45; ++i) send(i * kSegment, kSegment);
   update({{41 * kSegment, 45 * kSegment}, {20 * kSegment, 25 * kSegment}},
          "after a retransmission");
+  EXPECT_TRUE(ours_->IsRetransmittedDataAcked(SequenceNumber32(1 + kSegment)));
+  EXPECT_TRUE(ours_->IsRetransmittedDataAcked(SequenceNumber32(1 + 3 * kSegment)));
+  EXPECT_FALSE(ours_->IsRetransmittedDataAcked(SequenceNumber32(1 + 2 * kSegment)));
 }
 
 TEST_F(SackUpdateTest, MarksAsNs3DoesWithUnevenItemsAndAnAdvancedHead) {

@@ -1,6 +1,7 @@
 #pragma once
-// Faster stand-ins for five functions of ns-3.37 (sim/src/ns3_fast_paths.cpp): four called for
-// every segment (TcpTxBuffer's NextSeg and SACK scoreboard Update, which walk the sent list,
+// Faster stand-ins for six functions of ns-3.37 (sim/src/ns3_fast_paths.cpp): five called for
+// every segment (TcpTxBuffer's NextSeg, SACK scoreboard Update and IsRetransmittedDataAcked, which
+// walk the sent list,
 // TcpOption::CreateOption, which makes options through an ObjectFactory, and
 // ObjectBase::ConstructSelf, which walks a new object's type chain for attributes to set), and
 // the RngStream constructor, which every random variable of a simulation runs.
@@ -23,6 +24,8 @@ inline constexpr const char* kUpdateSymbol =
     "_ZN3ns311TcpTxBuffer6UpdateERKNSt7__cxx114listISt4pairINS_14SequenceNumberIjiEES5_ESaIS6_"
     "EEERKNS_"
     "8CallbackIvJPNS_9TcpTxItemEEEE";
+inline constexpr const char* kRetransmittedDataAckedSymbol =
+    "_ZNK3ns311TcpTxBuffer24IsRetransmittedDataAckedERKNS_14SequenceNumberIjiEE";
 inline constexpr const char* kCreateOptionSymbol = "_ZN3ns39TcpOption12CreateOptionEh";
 inline constexpr const char* kConstructSelfSymbol =
     "_ZN3ns310ObjectBase13ConstructSelfERKNS_25AttributeConstructionListE";
@@ -32,6 +35,8 @@ using NextSegFunction = bool (*)(const ns3::TcpTxBuffer*, ns3::SequenceNumber32*
                                  ns3::SequenceNumber32*, bool);
 using UpdateFunction = std::uint32_t (*)(ns3::TcpTxBuffer*, const ns3::TcpOptionSack::SackList&,
                                          const ns3::Callback<void, ns3::TcpTxItem*>&);
+using RetransmittedDataAckedFunction = bool (*)(const ns3::TcpTxBuffer*,
+                                               const ns3::SequenceNumber32&);
 using CreateOptionFunction = ns3::Ptr<ns3::TcpOption> (*)(uint8_t);
 using ConstructSelfFunction = void (*)(ns3::ObjectBase*, const ns3::AttributeConstructionList&);
 using RngStreamConstructor = void (*)(ns3::RngStream*, std::uint32_t, std::uint64_t, std::uint64_t);
@@ -40,6 +45,7 @@ using RngStreamConstructor = void (*)(ns3::RngStream*, std::uint32_t, std::uint6
 // does not replace them.
 NextSegFunction library_next_seg();
 UpdateFunction library_update();
+RetransmittedDataAckedFunction library_retransmitted_data_acked();
 CreateOptionFunction library_create_option();
 ConstructSelfFunction library_construct_self();
 RngStreamConstructor library_rng_stream_constructor();
