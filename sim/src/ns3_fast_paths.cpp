@@ -1,4 +1,4 @@
-// Faster stand-ins for six functions of ns-3.37: five that the simulation calls for every segment,
+// Faster stand-ins for seven functions of ns-3.37: six that the simulation calls for every segment,
 // and one that each of its random variables calls.
 // ns-3 calls each through the PLT, so these definitions, linked into every program that simulates,
 // are the ones that run; tests/sim/ns3_fast_paths_test.cpp checks each against ns-3's own function
@@ -52,6 +52,10 @@
 // twinbench: NS_LOG=ObjectBase prints no "construct" lines, and a type that gained an attribute
 // after its first construction (ns-3 adds them in GetTypeId) would not get it.
 //
+// Mac48Address's constructor from text: PointToPointNetDevice::GetBroadcast, which Ipv4Interface
+// asks for every packet sent, returns Mac48Address("ff:ff:ff:ff:ff:ff"), parsed digit by digit
+// each time. Ours sets the six 0xff bytes for that text and lets ns-3 parse any other.
+//
 // RngStream's constructor puts a stream of MRG32k3a at (stream, substream) of ns-3's seed: its
 // state is the seed vector advanced by A^(stream * 2^127 + substream * 2^76), one matrix product
 // per set bit of each. A simulation's seed gives its run (the substream) ~32 set bits, and the
@@ -64,6 +68,7 @@
 
 #include <dlfcn.h>
 
+#include <ns3/mac48-address.h>
 #include <ns3/object.h>
 #include <ns3/rng-stream.h>
 #include <ns3/tcp-option-rfc793.h>
@@ -79,6 +84,8 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <iterator>
 
 // Only for the ns-3 whose functions these mirror; any other version keeps its own.
 #if NS3_VERSION_MAJOR == 3 && NS3_VERSION_MINOR == 37
@@ -127,6 +134,12 @@ CreateOptionFunction library_create_option() {
 ConstructSelfFunction library_construct_self() {
   static const auto function =
       reinterpret_cast<ConstructSelfFunction>(library_symbol(kConstructSelfSymbol));
+  return function;
+}
+
+Mac48AddressFromText library_mac48_address_from_text() {
+  static const auto function =
+      reinterpret_cast<Mac48AddressFromText>(library_symbol(kMac48AddressFromTextSymbol));
   return function;
 }
 
@@ -360,6 +373,14 @@ void ns3::ObjectBase::ConstructSelf(const AttributeConstructionList& attributes)
   NotifyConstructionCompleted();
 }
 
+ns3::Mac48Address::Mac48Address(const char* str) {
+  if (tb::sim::ns3_fast_paths_on() && std::strcmp(str, "ff:ff:ff:ff:ff:ff") == 0) {
+    std::fill(std::begin(m_address), std::end(m_address), 0xff);
+    return;
+  }
+  tb::sim::library_mac48_address_from_text()(this, str);
+}
+
 namespace {
 
 // The seed vector advanced by the last substream asked for, per thread.
@@ -408,6 +429,7 @@ tb::sim::RetransmittedDataAckedFunction tb::sim::library_retransmitted_data_acke
 tb::sim::CreateOptionFunction tb::sim::library_create_option() { return nullptr; }
 tb::sim::ConstructSelfFunction tb::sim::library_construct_self() { return nullptr; }
 tb::sim::RngStreamConstructor tb::sim::library_rng_stream_constructor() { return nullptr; }
+tb::sim::Mac48AddressFromText tb::sim::library_mac48_address_from_text() { return nullptr; }
 std::uint64_t tb::sim::ns3_tcp_options_reused() { return 0; }
 std::uint64_t tb::sim::ns3_rng_substream_starts_reused() { return 0; }
 std::uint64_t tb::sim::ns3_constructions_skipped() { return 0; }

@@ -475,6 +475,24 @@ TEST(ConstructSelfTest, SetsAttributesAndCompletesConstructionAsNs3Does) {
   set_ns3_fast_paths(true);
 }
 
+// ---- Mac48Address ----
+
+TEST(Mac48AddressTest, ReadsTextAsNs3Does) {
+  if (library_mac48_address_from_text() == nullptr)
+    GTEST_SKIP() << "this ns-3 keeps its own Mac48Address constructor";
+  expect_ours_is_called(kMac48AddressFromTextSymbol,
+                        reinterpret_cast<void*>(library_mac48_address_from_text()));
+  for (const char* text : {"ff:ff:ff:ff:ff:ff", "FF:FF:FF:FF:FF:FF", "00:00:00:00:00:01",
+                           "01:00:5e:00:00:fb", "ff:ff:ff:ff:ff:fe"}) {
+    const ns3::Mac48Address ours(text);
+    ns3::Mac48Address theirs;
+    library_mac48_address_from_text()(&theirs, text);
+    EXPECT_EQ(ours, theirs) << text;
+  }
+  EXPECT_EQ(ns3::Mac48Address("ff:ff:ff:ff:ff:ff"), ns3::Mac48Address::GetBroadcast());
+  EXPECT_TRUE(ns3::Mac48Address("ff:ff:ff:ff:ff:ff").IsBroadcast());
+}
+
 // ---- RngStream ----
 
 TEST(RngStreamTest, IsTheOneTheProgramCalls) {

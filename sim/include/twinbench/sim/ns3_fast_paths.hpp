@@ -1,13 +1,14 @@
 #pragma once
-// Faster stand-ins for six functions of ns-3.37 (sim/src/ns3_fast_paths.cpp): five called for
+// Faster stand-ins for seven functions of ns-3.37 (sim/src/ns3_fast_paths.cpp): six called for
 // every segment (TcpTxBuffer's NextSeg, SACK scoreboard Update and IsRetransmittedDataAcked, which
-// walk the sent list,
+// walk the sent list, the Mac48Address constructor that parses the broadcast address,
 // TcpOption::CreateOption, which makes options through an ObjectFactory, and
 // ObjectBase::ConstructSelf, which walks a new object's type chain for attributes to set), and
 // the RngStream constructor, which every random variable of a simulation runs.
 #include <cstdint>
 
 #include <ns3/callback.h>
+#include <ns3/mac48-address.h>
 #include <ns3/ptr.h>
 #include <ns3/sequence-number.h>
 #include <ns3/tcp-option-sack.h>
@@ -30,6 +31,7 @@ inline constexpr const char* kCreateOptionSymbol = "_ZN3ns39TcpOption12CreateOpt
 inline constexpr const char* kConstructSelfSymbol =
     "_ZN3ns310ObjectBase13ConstructSelfERKNS_25AttributeConstructionListE";
 inline constexpr const char* kRngStreamConstructorSymbol = "_ZN3ns39RngStreamC1Ejmm";
+inline constexpr const char* kMac48AddressFromTextSymbol = "_ZN3ns312Mac48AddressC1EPKc";
 
 using NextSegFunction = bool (*)(const ns3::TcpTxBuffer*, ns3::SequenceNumber32*,
                                  ns3::SequenceNumber32*, bool);
@@ -40,6 +42,7 @@ using RetransmittedDataAckedFunction = bool (*)(const ns3::TcpTxBuffer*,
 using CreateOptionFunction = ns3::Ptr<ns3::TcpOption> (*)(uint8_t);
 using ConstructSelfFunction = void (*)(ns3::ObjectBase*, const ns3::AttributeConstructionList&);
 using RngStreamConstructor = void (*)(ns3::RngStream*, std::uint32_t, std::uint64_t, std::uint64_t);
+using Mac48AddressFromText = void (*)(ns3::Mac48Address*, const char*);
 
 // ns-3's own functions, in libns3-internet, that ours stand in front of; nullptr if this build
 // does not replace them.
@@ -49,6 +52,7 @@ RetransmittedDataAckedFunction library_retransmitted_data_acked();
 CreateOptionFunction library_create_option();
 ConstructSelfFunction library_construct_self();
 RngStreamConstructor library_rng_stream_constructor();
+Mac48AddressFromText library_mac48_address_from_text();
 // Constructions our ConstructSelf completed without ns-3's walk: a test's evidence that ns-3's
 // library, which calls it from its own Object::Construct, calls ours.
 std::uint64_t ns3_constructions_skipped();
