@@ -1,5 +1,5 @@
-// Faster stand-ins for seven functions of ns-3.37: six that the simulation calls for every segment,
-// and one that each of its random variables calls.
+// Faster stand-ins for functions of ns-3.37: ones that the simulation calls for every segment, and
+// one that each of its random variables calls.
 // ns-3 calls each through the PLT, so these definitions, linked into every program that simulates,
 // are the ones that run; tests/sim/ns3_fast_paths_test.cpp checks each against ns-3's own function
 // (found with dlsym RTLD_NEXT), and reproduce's results are byte-identical with and without them.
@@ -56,6 +56,13 @@
 // asks for every packet sent, returns Mac48Address("ff:ff:ff:ff:ff:ff"), parsed digit by digit
 // each time. Ours sets the six 0xff bytes for that text and lets ns-3 parse any other.
 //
+// Node::ChecksumEnabled, which the IP and TCP layers ask about five times per segment, copies the
+// "ChecksumEnabled" global value through its checker each time (~2.5 % of a plain 1 MiB
+// download). Ours remembers the answer until a global value is next set: it counts the calls that
+// set one (GlobalValue's Bind, BindFailSafe, SetValue and ResetInitialValue, which ns-3 and its
+// users reach through the PLT, so these definitions see every one; the calls between them inside
+// global-value.cc start from one of them) and asks ns-3 again when the count moved.
+//
 // RngStream's constructor puts a stream of MRG32k3a at (stream, substream) of ns-3's seed: its
 // state is the seed vector advanced by A^(stream * 2^127 + substream * 2^76), one matrix product
 // per set bit of each. A simulation's seed gives its run (the substream) ~32 set bits, and the
@@ -68,7 +75,9 @@
 
 #include <dlfcn.h>
 
+#include <ns3/global-value.h>
 #include <ns3/mac48-address.h>
+#include <ns3/node.h>
 #include <ns3/object.h>
 #include <ns3/rng-stream.h>
 #include <ns3/tcp-option-rfc793.h>
@@ -140,6 +149,12 @@ ConstructSelfFunction library_construct_self() {
 Mac48AddressFromText library_mac48_address_from_text() {
   static const auto function =
       reinterpret_cast<Mac48AddressFromText>(library_symbol(kMac48AddressFromTextSymbol));
+  return function;
+}
+
+ChecksumEnabledFunction library_checksum_enabled() {
+  static const auto function =
+      reinterpret_cast<ChecksumEnabledFunction>(library_symbol(kChecksumEnabledSymbol));
   return function;
 }
 
@@ -383,6 +398,70 @@ ns3::Mac48Address::Mac48Address(const char* str) {
 
 namespace {
 
+std::atomic<std::uint64_t> global_value_changes{0};
+
+template <typename Function>
+Function library_global(const char* symbol) {
+  return reinterpret_cast<Function>(tb::sim::library_symbol(symbol));
+}
+
+}  // namespace
+
+std::uint64_t tb::sim::ns3_global_value_changes() {
+  return global_value_changes.load(std::memory_order_acquire);
+}
+
+// Each counts before and after: a reader that saw the count before a change began asks again.
+void ns3::GlobalValue::Bind(std::string name, const AttributeValue& value) {
+  static const auto library = library_global<tb::sim::GlobalBindFunction>(tb::sim::kGlobalBindSymbol);
+  global_value_changes.fetch_add(1, std::memory_order_acq_rel);
+  library(std::move(name), value);
+  global_value_changes.fetch_add(1, std::memory_order_acq_rel);
+}
+
+bool ns3::GlobalValue::BindFailSafe(std::string name, const AttributeValue& value) {
+  static const auto library =
+      library_global<tb::sim::GlobalBindFailSafeFunction>(tb::sim::kGlobalBindFailSafeSymbol);
+  global_value_changes.fetch_add(1, std::memory_order_acq_rel);
+  const bool bound = library(std::move(name), value);
+  global_value_changes.fetch_add(1, std::memory_order_acq_rel);
+  return bound;
+}
+
+bool ns3::GlobalValue::SetValue(const AttributeValue& value) {
+  static const auto library =
+      library_global<tb::sim::GlobalSetValueFunction>(tb::sim::kGlobalSetValueSymbol);
+  global_value_changes.fetch_add(1, std::memory_order_acq_rel);
+  const bool set = library(this, value);
+  global_value_changes.fetch_add(1, std::memory_order_acq_rel);
+  return set;
+}
+
+void ns3::GlobalValue::ResetInitialValue() {
+  static const auto library = library_global<tb::sim::GlobalResetInitialValueFunction>(
+      tb::sim::kGlobalResetInitialValueSymbol);
+  global_value_changes.fetch_add(1, std::memory_order_acq_rel);
+  library(this);
+  global_value_changes.fetch_add(1, std::memory_order_acq_rel);
+}
+
+bool ns3::Node::ChecksumEnabled() {
+  if (!tb::sim::ns3_fast_paths_on()) return tb::sim::library_checksum_enabled()();
+  struct Remembered {
+    std::uint64_t changes = ~std::uint64_t{0};
+    bool enabled = false;
+  };
+  thread_local Remembered remembered;
+  const std::uint64_t changes = global_value_changes.load(std::memory_order_acquire);
+  if (remembered.changes == changes && changes % 2 == 0) return remembered.enabled;
+  const bool enabled = tb::sim::library_checksum_enabled()();
+  if (global_value_changes.load(std::memory_order_acquire) == changes)
+    remembered = {changes, enabled};
+  return enabled;
+}
+
+namespace {
+
 // The seed vector advanced by the last substream asked for, per thread.
 struct SubstreamStart {
   bool valid = false;
@@ -430,6 +509,8 @@ tb::sim::CreateOptionFunction tb::sim::library_create_option() { return nullptr;
 tb::sim::ConstructSelfFunction tb::sim::library_construct_self() { return nullptr; }
 tb::sim::RngStreamConstructor tb::sim::library_rng_stream_constructor() { return nullptr; }
 tb::sim::Mac48AddressFromText tb::sim::library_mac48_address_from_text() { return nullptr; }
+tb::sim::ChecksumEnabledFunction tb::sim::library_checksum_enabled() { return nullptr; }
+std::uint64_t tb::sim::ns3_global_value_changes() { return 0; }
 std::uint64_t tb::sim::ns3_tcp_options_reused() { return 0; }
 std::uint64_t tb::sim::ns3_rng_substream_starts_reused() { return 0; }
 std::uint64_t tb::sim::ns3_constructions_skipped() { return 0; }

@@ -8,7 +8,10 @@
 #include <dlfcn.h>
 
 #include <ns3/callback.h>
+#include <ns3/boolean.h>
 #include <ns3/config.h>
+#include <ns3/global-value.h>
+#include <ns3/node.h>
 #include <ns3/object-factory.h>
 #include <ns3/object.h>
 #include <ns3/packet.h>
@@ -491,6 +494,46 @@ TEST(Mac48AddressTest, ReadsTextAsNs3Does) {
   }
   EXPECT_EQ(ns3::Mac48Address("ff:ff:ff:ff:ff:ff"), ns3::Mac48Address::GetBroadcast());
   EXPECT_TRUE(ns3::Mac48Address("ff:ff:ff:ff:ff:ff").IsBroadcast());
+}
+
+// ---- Node::ChecksumEnabled ----
+
+ns3::GlobalValue* checksum_global() {
+  for (auto it = ns3::GlobalValue::Begin(); it != ns3::GlobalValue::End(); ++it)
+    if ((*it)->GetName() == "ChecksumEnabled") return *it;
+  return nullptr;
+}
+
+// Every way the global value changes, asked about twice after each (the second answer is the
+// remembered one): ours answers as ns-3's own, which reads the value every time.
+TEST(ChecksumEnabledTest, FollowsEveryWayTheGlobalValueChanges) {
+  if (library_checksum_enabled() == nullptr)
+    GTEST_SKIP() << "this ns-3 keeps its own Node::ChecksumEnabled";
+  expect_ours_is_called(kChecksumEnabledSymbol,
+                        reinterpret_cast<void*>(library_checksum_enabled()));
+  ns3::GlobalValue* global = checksum_global();
+  ASSERT_NE(global, nullptr);
+  const auto expect_answers = [](bool expected, const char* after) {
+    for (int ask = 0; ask < 2; ++ask) {
+      EXPECT_EQ(ns3::Node::ChecksumEnabled(), expected) << after;
+      EXPECT_EQ(library_checksum_enabled()(), expected) << after;
+    }
+  };
+  expect_answers(false, "ns-3's default");
+  const std::uint64_t changes = ns3_global_value_changes();
+  ns3::Config::SetGlobal("ChecksumEnabled", ns3::BooleanValue(true));
+  EXPECT_GT(ns3_global_value_changes(), changes) << "Config::SetGlobal (in libns3-core) reaches ours";
+  expect_answers(true, "Config::SetGlobal");
+  ns3::GlobalValue::Bind("ChecksumEnabled", ns3::BooleanValue(false));
+  expect_answers(false, "GlobalValue::Bind");
+  ASSERT_TRUE(ns3::GlobalValue::BindFailSafe("ChecksumEnabled", ns3::BooleanValue(true)));
+  expect_answers(true, "GlobalValue::BindFailSafe");
+  ASSERT_TRUE(global->SetValue(ns3::BooleanValue(false)));
+  expect_answers(false, "GlobalValue::SetValue");
+  ASSERT_TRUE(global->SetValue(ns3::BooleanValue(true)));
+  expect_answers(true, "GlobalValue::SetValue again");
+  global->ResetInitialValue();
+  expect_answers(false, "GlobalValue::ResetInitialValue");
 }
 
 // ---- RngStream ----

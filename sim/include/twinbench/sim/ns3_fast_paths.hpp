@@ -1,13 +1,17 @@
 #pragma once
-// Faster stand-ins for seven functions of ns-3.37 (sim/src/ns3_fast_paths.cpp): six called for
-// every segment (TcpTxBuffer's NextSeg, SACK scoreboard Update and IsRetransmittedDataAcked, which
+// Faster stand-ins for functions of ns-3.37 (sim/src/ns3_fast_paths.cpp): ones called for every
+// segment (TcpTxBuffer's NextSeg, SACK scoreboard Update and IsRetransmittedDataAcked, which
 // walk the sent list, the Mac48Address constructor that parses the broadcast address,
+// Node::ChecksumEnabled, which reads a global value through its checker,
 // TcpOption::CreateOption, which makes options through an ObjectFactory, and
 // ObjectBase::ConstructSelf, which walks a new object's type chain for attributes to set), and
 // the RngStream constructor, which every random variable of a simulation runs.
 #include <cstdint>
+#include <string>
 
+#include <ns3/attribute.h>
 #include <ns3/callback.h>
+#include <ns3/global-value.h>
 #include <ns3/mac48-address.h>
 #include <ns3/ptr.h>
 #include <ns3/sequence-number.h>
@@ -32,6 +36,17 @@ inline constexpr const char* kConstructSelfSymbol =
     "_ZN3ns310ObjectBase13ConstructSelfERKNS_25AttributeConstructionListE";
 inline constexpr const char* kRngStreamConstructorSymbol = "_ZN3ns39RngStreamC1Ejmm";
 inline constexpr const char* kMac48AddressFromTextSymbol = "_ZN3ns312Mac48AddressC1EPKc";
+inline constexpr const char* kChecksumEnabledSymbol = "_ZN3ns34Node15ChecksumEnabledEv";
+// The ways a global value changes (ns-3's own calls between them stay inside global-value.cc).
+inline constexpr const char* kGlobalBindSymbol =
+    "_ZN3ns311GlobalValue4BindENSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEERKNS_"
+    "14AttributeValueE";
+inline constexpr const char* kGlobalBindFailSafeSymbol =
+    "_ZN3ns311GlobalValue12BindFailSafeENSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEERKNS_"
+    "14AttributeValueE";
+inline constexpr const char* kGlobalSetValueSymbol = "_ZN3ns311GlobalValue8SetValueERKNS_14AttributeValueE";
+inline constexpr const char* kGlobalResetInitialValueSymbol =
+    "_ZN3ns311GlobalValue17ResetInitialValueEv";
 
 using NextSegFunction = bool (*)(const ns3::TcpTxBuffer*, ns3::SequenceNumber32*,
                                  ns3::SequenceNumber32*, bool);
@@ -43,6 +58,11 @@ using CreateOptionFunction = ns3::Ptr<ns3::TcpOption> (*)(uint8_t);
 using ConstructSelfFunction = void (*)(ns3::ObjectBase*, const ns3::AttributeConstructionList&);
 using RngStreamConstructor = void (*)(ns3::RngStream*, std::uint32_t, std::uint64_t, std::uint64_t);
 using Mac48AddressFromText = void (*)(ns3::Mac48Address*, const char*);
+using ChecksumEnabledFunction = bool (*)();
+using GlobalBindFunction = void (*)(std::string, const ns3::AttributeValue&);
+using GlobalBindFailSafeFunction = bool (*)(std::string, const ns3::AttributeValue&);
+using GlobalSetValueFunction = bool (*)(ns3::GlobalValue*, const ns3::AttributeValue&);
+using GlobalResetInitialValueFunction = void (*)(ns3::GlobalValue*);
 
 // ns-3's own functions, in libns3-internet, that ours stand in front of; nullptr if this build
 // does not replace them.
@@ -53,6 +73,10 @@ CreateOptionFunction library_create_option();
 ConstructSelfFunction library_construct_self();
 RngStreamConstructor library_rng_stream_constructor();
 Mac48AddressFromText library_mac48_address_from_text();
+ChecksumEnabledFunction library_checksum_enabled();
+// Times any global value was set through GlobalValue's functions (Bind, BindFailSafe, SetValue,
+// ResetInitialValue): what our Node::ChecksumEnabled's remembered answer is checked against.
+std::uint64_t ns3_global_value_changes();
 // Constructions our ConstructSelf completed without ns-3's walk: a test's evidence that ns-3's
 // library, which calls it from its own Object::Construct, calls ours.
 std::uint64_t ns3_constructions_skipped();
