@@ -158,6 +158,21 @@ TEST(TlsClient, UntrustedChainFailsTheHandshakeWithTheReason) {
   }
 }
 
+// The trusted certificates of a PEM text are read once per process: a text without any is refused
+// each time it is given, and the same text read before still makes a context that trusts them.
+TEST(TlsClient, ACaPemWithoutCertificatesIsRefusedEveryTime) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    try {
+      client_context("not a certificate", TlsVersion::k1_3);
+      ADD_FAILURE() << "accepted a CA PEM without certificates";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("no certificate in the trusted CA PEM"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 TEST(TlsClient, PlainHttpServerFailsTheHandshakeWithTheReason) {
   const auto creds = bench_credentials();
   TlsBench bench(server_peers());  // the benchmark server without TLS: answers 400 and closes
