@@ -77,8 +77,8 @@ struct DecodedCredentials {
 std::shared_ptr<const DecodedCredentials> decode(const std::string& chain_pem,
                                                  const std::string& key_pem) {
   static std::mutex mutex;
-  static std::map<std::pair<std::string, std::string>,
-                  std::shared_ptr<const DecodedCredentials>> decoded;
+  static std::map<std::pair<std::string, std::string>, std::shared_ptr<const DecodedCredentials>>
+      decoded;
   const std::lock_guard lock(mutex);
   auto it = decoded.find({chain_pem, key_pem});
   if (it != decoded.end()) return it->second;

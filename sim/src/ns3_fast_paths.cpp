@@ -413,7 +413,8 @@ std::uint64_t tb::sim::ns3_global_value_changes() {
 
 // Each counts before and after: a reader that saw the count before a change began asks again.
 void ns3::GlobalValue::Bind(std::string name, const AttributeValue& value) {
-  static const auto library = library_global<tb::sim::GlobalBindFunction>(tb::sim::kGlobalBindSymbol);
+  static const auto library =
+      library_global<tb::sim::GlobalBindFunction>(tb::sim::kGlobalBindSymbol);
   global_value_changes.fetch_add(1, std::memory_order_acq_rel);
   library(std::move(name), value);
   global_value_changes.fetch_add(1, std::memory_order_acq_rel);

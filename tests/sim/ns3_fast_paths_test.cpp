@@ -330,7 +330,8 @@ std::vector<std::string> headers_read() {
     packet->RemoveHeader(removed);
     for (const auto* header : {&peeked, &peeked_again, &removed}) {
       seen.push_back(printed(*header));
-      const auto ts = ns3::DynamicCast<const ns3::TcpOptionTS>(header->GetOption(ns3::TcpOption::TS));
+      const auto ts =
+          ns3::DynamicCast<const ns3::TcpOptionTS>(header->GetOption(ns3::TcpOption::TS));
       seen.push_back(ts ? std::to_string(ts->GetTimestamp()) + "/" + std::to_string(ts->GetEcho())
                         : "no timestamp");
     }
@@ -368,7 +369,8 @@ TEST(CreateOptionTest, ATimestampOptionStillHeldIsNotHandedOut) {
     EXPECT_EQ(ns3::DynamicCast<ns3::TcpOptionTS>(held[i])->GetTimestamp(), 1000 + i);
   }
   held.clear();
-  const auto again = ns3::DynamicCast<ns3::TcpOptionTS>(ns3::TcpOption::CreateOption(ns3::TcpOption::TS));
+  const auto again =
+      ns3::DynamicCast<ns3::TcpOptionTS>(ns3::TcpOption::CreateOption(ns3::TcpOption::TS));
   EXPECT_EQ(again->GetTimestamp(), 0u) << "a released one, set back";
   EXPECT_EQ(again->GetEcho(), 0u);
 }
@@ -379,9 +381,8 @@ TEST(CreateOptionTest, ATimestampOptionStillHeldIsNotHandedOut) {
 class Bare : public ns3::Object {
  public:
   static ns3::TypeId GetTypeId() {
-    static const ns3::TypeId tid = ns3::TypeId("tb::sim::test::Bare")
-                                       .SetParent<ns3::Object>()
-                                       .AddConstructor<Bare>();
+    static const ns3::TypeId tid =
+        ns3::TypeId("tb::sim::test::Bare").SetParent<ns3::Object>().AddConstructor<Bare>();
     return tid;
   }
   bool completed = false;
@@ -394,13 +395,12 @@ class Bare : public ns3::Object {
 class WithValue : public ns3::Object {
  public:
   static ns3::TypeId GetTypeId() {
-    static const ns3::TypeId tid =
-        ns3::TypeId("tb::sim::test::WithValue")
-            .SetParent<ns3::Object>()
-            .AddConstructor<WithValue>()
-            .AddAttribute("Value", "a number", ns3::UintegerValue(7),
-                          ns3::MakeUintegerAccessor(&WithValue::value),
-                          ns3::MakeUintegerChecker<uint32_t>());
+    static const ns3::TypeId tid = ns3::TypeId("tb::sim::test::WithValue")
+                                       .SetParent<ns3::Object>()
+                                       .AddConstructor<WithValue>()
+                                       .AddAttribute("Value", "a number", ns3::UintegerValue(7),
+                                                     ns3::MakeUintegerAccessor(&WithValue::value),
+                                                     ns3::MakeUintegerChecker<uint32_t>());
     return tid;
   }
   uint32_t value = 0;
@@ -414,8 +414,9 @@ class WithLateValue : public ns3::Object {
         ns3::TypeId("tb::sim::test::WithLateValue")
             .SetParent<ns3::Object>()
             .AddConstructor<WithLateValue>()
-            .AddAttribute("Late", "set after construction only", ns3::TypeId::ATTR_GET | ns3::TypeId::ATTR_SET,
-                          ns3::UintegerValue(5), ns3::MakeUintegerAccessor(&WithLateValue::late),
+            .AddAttribute("Late", "set after construction only",
+                          ns3::TypeId::ATTR_GET | ns3::TypeId::ATTR_SET, ns3::UintegerValue(5),
+                          ns3::MakeUintegerAccessor(&WithLateValue::late),
                           ns3::MakeUintegerChecker<uint32_t>())
             .AddAttribute("Early", "set at construction", ns3::UintegerValue(6),
                           ns3::MakeUintegerAccessor(&WithLateValue::early),
@@ -522,7 +523,8 @@ TEST(ChecksumEnabledTest, FollowsEveryWayTheGlobalValueChanges) {
   expect_answers(false, "ns-3's default");
   const std::uint64_t changes = ns3_global_value_changes();
   ns3::Config::SetGlobal("ChecksumEnabled", ns3::BooleanValue(true));
-  EXPECT_GT(ns3_global_value_changes(), changes) << "Config::SetGlobal (in libns3-core) reaches ours";
+  EXPECT_GT(ns3_global_value_changes(), changes)
+      << "Config::SetGlobal (in libns3-core) reaches ours";
   expect_answers(true, "Config::SetGlobal");
   ns3::GlobalValue::Bind("ChecksumEnabled", ns3::BooleanValue(false));
   expect_answers(false, "GlobalValue::Bind");
@@ -557,24 +559,25 @@ TEST(RngStreamTest, DrawsWhatNs3DrawsOnEveryStreamAndSubstream) {
     for (std::uint64_t substream :
          {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{0x9e3779b97f4a7c15},
           std::uint64_t{0xd1b54a32d192ed03}, (std::uint64_t{1} << 63) | 5}) {
-      for (std::uint64_t stream : {std::uint64_t{0}, std::uint64_t{7}, std::uint64_t{1000},
-                                   (std::uint64_t{1} << 63) + 10, (std::uint64_t{1} << 63) + 1005,
-                                   ~std::uint64_t{0}}) {
+      for (std::uint64_t stream :
+           {std::uint64_t{0}, std::uint64_t{7}, std::uint64_t{1000}, (std::uint64_t{1} << 63) + 10,
+            (std::uint64_t{1} << 63) + 1005, ~std::uint64_t{0}}) {
         ns3::RngStream ours(seed, stream, substream);
         alignas(ns3::RngStream) unsigned char storage[sizeof(ns3::RngStream)];
         auto* theirs = reinterpret_cast<ns3::RngStream*>(storage);
         library_rng_stream_constructor()(theirs, seed, stream, substream);
         for (int draw = 0; draw < 4; ++draw) {
           ASSERT_EQ(ours.RandU01(), theirs->RandU01())
-              << "seed " << seed << " stream " << stream << " substream " << substream
-              << " draw " << draw;
+              << "seed " << seed << " stream " << stream << " substream " << substream << " draw "
+              << draw;
         }
         ++constructions;
       }
     }
   }
   // All but the first stream of each (seed, substream) started from the remembered state.
-  EXPECT_EQ(ns3_rng_substream_starts_reused() - reused, static_cast<std::uint64_t>(constructions - 15));
+  EXPECT_EQ(ns3_rng_substream_starts_reused() - reused,
+            static_cast<std::uint64_t>(constructions - 15));
 }
 
 }  // namespace

@@ -44,7 +44,8 @@ inline constexpr const char* kGlobalBindSymbol =
 inline constexpr const char* kGlobalBindFailSafeSymbol =
     "_ZN3ns311GlobalValue12BindFailSafeENSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEERKNS_"
     "14AttributeValueE";
-inline constexpr const char* kGlobalSetValueSymbol = "_ZN3ns311GlobalValue8SetValueERKNS_14AttributeValueE";
+inline constexpr const char* kGlobalSetValueSymbol =
+    "_ZN3ns311GlobalValue8SetValueERKNS_14AttributeValueE";
 inline constexpr const char* kGlobalResetInitialValueSymbol =
     "_ZN3ns311GlobalValue17ResetInitialValueEv";
 
@@ -53,7 +54,7 @@ using NextSegFunction = bool (*)(const ns3::TcpTxBuffer*, ns3::SequenceNumber32*
 using UpdateFunction = std::uint32_t (*)(ns3::TcpTxBuffer*, const ns3::TcpOptionSack::SackList&,
                                          const ns3::Callback<void, ns3::TcpTxItem*>&);
 using RetransmittedDataAckedFunction = bool (*)(const ns3::TcpTxBuffer*,
-                                               const ns3::SequenceNumber32&);
+                                                const ns3::SequenceNumber32&);
 using CreateOptionFunction = ns3::Ptr<ns3::TcpOption> (*)(uint8_t);
 using ConstructSelfFunction = void (*)(ns3::ObjectBase*, const ns3::AttributeConstructionList&);
 using RngStreamConstructor = void (*)(ns3::RngStream*, std::uint32_t, std::uint64_t, std::uint64_t);
