@@ -153,10 +153,8 @@ void simulate_bulk_send(const BenchPath& path, std::uint64_t bytes) {
 }
 
 Cost bulk_send(const BenchPath& path, std::uint64_t bytes, bool fast_paths) {
-  tb::sim::set_ns3_fast_paths(fast_paths);
-  const Cost cost = measure([&] { simulate_bulk_send(path, bytes); });
-  tb::sim::set_ns3_fast_paths(true);
-  return cost;
+  const tb::sim::ScopedNs3FastPaths setting(fast_paths);
+  return measure([&] { simulate_bulk_send(path, bytes); });
 }
 
 template <typename F>

@@ -344,9 +344,10 @@ TEST(CreateOptionTest, HeadersReadWithOptionsHandedOutAgainAreNs3s) {
   const std::uint64_t reused = ns3_tcp_options_reused();
   const auto ours = headers_read();
   EXPECT_GT(ns3_tcp_options_reused(), reused) << "ns-3's TcpHeader::Deserialize reaches ours";
-  set_ns3_fast_paths(false);
-  const auto theirs = headers_read();
-  set_ns3_fast_paths(true);
+  const auto theirs = [] {
+    const ScopedNs3FastPaths off(false);
+    return headers_read();
+  }();
   EXPECT_EQ(ours, theirs);
   EXPECT_EQ(ours[1], "100/0");
   EXPECT_EQ(ours.back(), "102/14");
@@ -470,13 +471,26 @@ TEST(ConstructSelfTest, SetsAttributesAndCompletesConstructionAsNs3Does) {
   // ours set the others' attributes.
   EXPECT_GE(ns3_constructions_skipped(), skipped + 2);
   EXPECT_GE(ns3_constructions_set_quietly(), set_quietly + 5);
-  set_ns3_fast_paths(false);
+  const ScopedNs3FastPaths off(false);
   const std::uint64_t skipped_before_off = ns3_constructions_skipped();
   const std::uint64_t set_quietly_before_off = ns3_constructions_set_quietly();
   expect_constructed_as_ns3_does();
   EXPECT_EQ(ns3_constructions_skipped(), skipped_before_off);  // ns-3's own, every time
   EXPECT_EQ(ns3_constructions_set_quietly(), set_quietly_before_off);
-  set_ns3_fast_paths(true);
+}
+
+TEST(ScopedNs3FastPathsTest, PutsBackWhatWasSet) {
+  ASSERT_TRUE(ns3_fast_paths_on());
+  {
+    const ScopedNs3FastPaths off(false);
+    EXPECT_FALSE(ns3_fast_paths_on());
+    {
+      const ScopedNs3FastPaths on(true);
+      EXPECT_TRUE(ns3_fast_paths_on());
+    }
+    EXPECT_FALSE(ns3_fast_paths_on());
+  }
+  EXPECT_TRUE(ns3_fast_paths_on());
 }
 
 // ---- Mac48Address ----

@@ -94,4 +94,16 @@ std::uint64_t ns3_rng_substream_starts_reused();
 void set_ns3_fast_paths(bool on);
 bool ns3_fast_paths_on();
 
+// The fast paths on or off for a scope, then as they were before (also when a test returns early).
+class ScopedNs3FastPaths {
+ public:
+  explicit ScopedNs3FastPaths(bool on) : before_(ns3_fast_paths_on()) { set_ns3_fast_paths(on); }
+  ~ScopedNs3FastPaths() { set_ns3_fast_paths(before_); }
+  ScopedNs3FastPaths(const ScopedNs3FastPaths&) = delete;
+  ScopedNs3FastPaths& operator=(const ScopedNs3FastPaths&) = delete;
+
+ private:
+  bool before_;
+};
+
 }  // namespace tb::sim
