@@ -1,15 +1,15 @@
 // How fast the simulated backend simulates: CPU time (and wall time, and ns-3 events) of a download
 // through the whole twinbench stack (frame loop, client model, HTTP client and server cores,
 // Linux-like TCP over ns-3) against a bare ns-3 BulkSend of the same bytes over the same link and
-// congestion control, measured in the same run. Two paths: a plain one (HTTP, CUBIC) and the one
+// congestion control, measured in the same run. Three paths: a plain one (HTTP, CUBIC), the one
 // `reproduce` simulates (the lightsail-2026 profile: HTTPS, BBR with pacing), so the cost per byte
-// is shown where it matters. BulkSend runs twice: with ns-3's own TCP and object code (the
-// baseline; still on twinbench's link, allocator and event loop), and with twinbench's stand-ins
-// for ns-3 functions on (sim/src/ns3_fast_paths.cpp), which shows how much of the difference
-// they make.
+// is shown where it matters, and that profile's link and TCP over plain HTTP (its cost without
+// TLS). BulkSend runs twice: with ns-3's own TCP and object code (the baseline; still on
+// twinbench's link, allocator and event loop), and with twinbench's stand-ins for ns-3 functions
+// on (sim/src/ns3_fast_paths.cpp), which shows how much of the difference they make.
 //
 //   build/default/bench/sim_throughput [repetitions]   (runs per size: repetitions x 32 / MiB)
-//   build/default/bench/sim_throughput --only plain|profile MiB count
+//   build/default/bench/sim_throughput --only plain|profile|profile-http MiB count
 //       only twinbench's downloads, `count` of them, and no table: a workload to profile
 //       (perf record -g build/default/bench/sim_throughput --only plain 1 500)
 #include <algorithm>
@@ -78,6 +78,18 @@ const BenchPath kProfilePath{
     [](twinbench::Scenario& s) {
       static const auto profile = tb::studies::load_profile("lightsail-2026");  // parsed once
       tb::studies::apply_profile(s, profile);
+    },
+    "ns3::TcpBbr", true};
+
+// The same link and TCP over plain HTTP: what the HTTPS path costs without TLS, measured rather
+// than estimated.
+const BenchPath kProfileWithoutTlsPath{
+    "the lightsail-2026 profile's link and TCP (BBR with pacing) over plain HTTP: the row above "
+    "without TLS",
+    [](twinbench::Scenario& s) {
+      kProfilePath.lay_over(s);
+      s.clear_tls();
+      s.mutable_target()->set_base_url("http://lightsail.test");
     },
     "ns3::TcpBbr", true};
 
@@ -216,11 +228,16 @@ void bench(const BenchPath& path, int repetitions) {
 int main(int argc, char** argv) {
   if (argc == 5 && std::string(argv[1]) == "--only") {
     const std::string which = argv[2];
-    if (which != "plain" && which != "profile") {
-      std::fprintf(stderr, "--only: expected plain or profile, got %s\n", which.c_str());
+    const std::map<std::string, const BenchPath*> paths{{"plain", &kPlainPath},
+                                                        {"profile", &kProfilePath},
+                                                        {"profile-http", &kProfileWithoutTlsPath}};
+    const auto it = paths.find(which);
+    if (it == paths.end()) {
+      std::fprintf(stderr, "--only: expected plain, profile or profile-http, got %s\n",
+                   which.c_str());
       return 2;
     }
-    const BenchPath& path = which == "plain" ? kPlainPath : kProfilePath;
+    const BenchPath& path = *it->second;
     const std::uint64_t bytes = std::strtoull(argv[3], nullptr, 10) << 20;
     const int count = std::max(1, std::atoi(argv[4]));
     Cost total;
@@ -236,5 +253,6 @@ int main(int argc, char** argv) {
   const int repetitions = argc > 1 ? std::max(1, std::atoi(argv[1])) : 3;
   bench(kPlainPath, repetitions);
   bench(kProfilePath, repetitions);
+  bench(kProfileWithoutTlsPath, repetitions);
   return 0;
 }

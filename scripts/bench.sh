@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates results/bench/sim_throughput.md: how fast the simulated backend simulates a download
 # (bench/sim_throughput: twinbench's stack against a bare ns-3 BulkSend of the same bytes, measured
-# in the same run, on a plain HTTP/CUBIC path and on reproduce's lightsail-2026 path) on this
-# machine: CPU and wall seconds, simulated MiB per CPU second, ns-3 events and events per CPU
+# in the same run, on a plain HTTP/CUBIC path, on reproduce's lightsail-2026 path and on that path
+# without TLS) on this machine: CPU and wall seconds, simulated MiB per CPU second, ns-3 events and events per CPU
 # second. The figures compared are CPU seconds, which other work on the machine moves less than
 # wall time; still, run it on an otherwise idle machine.
 # Usage: bash scripts/bench.sh [--bin build/default/bench/sim_throughput] [--repetitions N]
@@ -29,7 +29,8 @@ mkdir -p "$(dirname "$out")"
   echo "Measured $(date -u +%Y-%m-%d) on $cpu, $(nproc) cores, preset $(basename "$(dirname "$(dirname "$bin")")") ($build_type),"
   echo "load average before $(cut -d' ' -f1-3 /proc/loadavg). Least CPU time of $repetitions runs at 32 MiB, $((repetitions * 4)) at 8 MiB and"
   echo "$((repetitions * 32)) at 1 MiB (the same bytes each) of a C3Http download at"
-  echo "60 fps (not frame-gated) on two paths, against ns-3's own BulkSend with the same congestion"
+  echo "60 fps (not frame-gated) on three paths (the third is the second without TLS), against ns-3's"
+  echo "own BulkSend with the same congestion"
   echo "control on the same link, in the same process. \"rate vs BulkSend\" is twinbench's simulated MiB"
   echo "per CPU second over BulkSend's (above 1: twinbench simulates the bytes faster). BulkSend runs"
   echo "ns-3's own TCP and object code (twinbench's stand-ins for ns-3 functions off; still on"
