@@ -46,8 +46,8 @@
 // and no attribute was given, setting nothing is all ns-3's walk would do, so only
 // NotifyConstructionCompleted runs. Otherwise ours walks as ns-3's does, setting each attribute
 // from the construction list or the type's current initial value, but without ns-3's logging,
-// which formats every value to a string even when nothing is logged (~4 % of a plain 1 MiB
-// download: a simulation builds ~80 objects with attributes), and without looking each name up in
+// which formats every value to a string even when nothing is logged (~2.5 % of a plain 1 MiB
+// download's instructions: a simulation builds ~80 objects with attributes), and without looking each name up in
 // NS_ATTRIBUTE_DEFAULT (with that set, ns-3's own function runs). Two differences, neither seen by
 // twinbench: NS_LOG=ObjectBase prints no "construct" lines, and a type that gained an attribute
 // after its first construction (ns-3 adds them in GetTypeId) would not get it.
@@ -67,7 +67,7 @@
 // state is the seed vector advanced by A^(stream * 2^127 + substream * 2^76), one matrix product
 // per set bit of each. A simulation's seed gives its run (the substream) ~32 set bits, and the
 // simulation makes ~30 random variables (each one twice: at construction, then AssignStreams), all
-// on that run: ~4 % of a 1 MiB download's instructions. Ours remembers the seed vector advanced by
+// on that run: ~1.5 % of a plain 1 MiB download's instructions. Ours remembers the seed vector advanced by
 // the substream (per thread, for the last seed and substream) and advances that by the stream.
 // The two advances are powers of one matrix, applied in exact modular arithmetic (MRG32k3a's
 // MultModM), so their order does not change the state.
