@@ -3,7 +3,8 @@
 # other, each checked byte for byte against results/reproduction, and writes the wall and CPU times
 # (min / median / max) with the machine they were measured on to
 # results/reproduction/wall-time.txt; the README quotes that file's first line (between its
-# reproduce-time markers), so the figure there always comes from this script.
+# reproduce-time markers) and docs/model.md (assembled by scripts/model-doc.sh) quotes it too, so the
+# figure there always comes from this script.
 # Run it on an otherwise idle machine: the figure is only as quiet as the machine.
 # Usage: bash scripts/time-reproduce.sh [--bin build/default/twinbench] [--runs N]
 set -euo pipefail
@@ -58,4 +59,6 @@ mv "$out.partial" "$out"
 # The README's figure, between its markers, is this file's first line.
 line=$(head -1 "$out")
 sed -i -E "s|(<!-- reproduce-time -->).*(<!-- /reproduce-time -->)|\1${line//|/\\|}\2|" README.md
+# docs/model.md quotes it too; the script that assembles it reads this file.
+bash scripts/model-doc.sh --bin "$bin" > /dev/null
 cat "$out"
