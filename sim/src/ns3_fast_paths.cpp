@@ -47,10 +47,10 @@
 // NotifyConstructionCompleted runs. Otherwise ours walks as ns-3's does, setting each attribute
 // from the construction list or the type's current initial value, but without ns-3's logging,
 // which formats every value to a string even when nothing is logged (~2.5 % of a plain 1 MiB
-// download's instructions: a simulation builds ~80 objects with attributes), and without looking each name up in
-// NS_ATTRIBUTE_DEFAULT (with that set, ns-3's own function runs). Two differences, neither seen by
-// twinbench: NS_LOG=ObjectBase prints no "construct" lines, and a type that gained an attribute
-// after its first construction (ns-3 adds them in GetTypeId) would not get it.
+// download's instructions: a simulation builds ~80 objects with attributes), and without looking
+// each name up in NS_ATTRIBUTE_DEFAULT (with that set, ns-3's own function runs). Two differences,
+// neither seen by twinbench: NS_LOG=ObjectBase prints no "construct" lines, and a type that gained
+// an attribute after its first construction (ns-3 adds them in GetTypeId) would not get it.
 //
 // Mac48Address's constructor from text: PointToPointNetDevice::GetBroadcast, which Ipv4Interface
 // asks for every packet sent, returns Mac48Address("ff:ff:ff:ff:ff:ff"), parsed digit by digit
@@ -67,10 +67,10 @@
 // state is the seed vector advanced by A^(stream * 2^127 + substream * 2^76), one matrix product
 // per set bit of each. A simulation's seed gives its run (the substream) ~32 set bits, and the
 // simulation makes ~30 random variables (each one twice: at construction, then AssignStreams), all
-// on that run: ~1.5 % of a plain 1 MiB download's instructions. Ours remembers the seed vector advanced by
-// the substream (per thread, for the last seed and substream) and advances that by the stream.
-// The two advances are powers of one matrix, applied in exact modular arithmetic (MRG32k3a's
-// MultModM), so their order does not change the state.
+// on that run: ~1.5 % of a plain 1 MiB download's instructions. Ours remembers the seed vector
+// advanced by the substream (per thread, for the last seed and substream) and advances that by the
+// stream. The two advances are powers of one matrix, applied in exact modular arithmetic
+// (MRG32k3a's MultModM), so their order does not change the state.
 #include "twinbench/sim/ns3_fast_paths.hpp"
 
 #include <dlfcn.h>
@@ -113,55 +113,37 @@ void* library_symbol(const char* name) {
   return symbol;
 }
 
+// ns-3's own definition of `Symbol` as a `Function`, looked up once.
+template <typename Function, const char* const& Symbol>
+Function resolved() {
+  static const auto function = reinterpret_cast<Function>(library_symbol(Symbol));
+  return function;
+}
+
 }  // namespace
 
 void set_ns3_fast_paths(bool on) { fast_paths_on.store(on, std::memory_order_relaxed); }
 bool ns3_fast_paths_on() { return fast_paths_on.load(std::memory_order_relaxed); }
 
-NextSegFunction library_next_seg() {
-  static const auto function = reinterpret_cast<NextSegFunction>(library_symbol(kNextSegSymbol));
-  return function;
-}
-
-UpdateFunction library_update() {
-  static const auto function = reinterpret_cast<UpdateFunction>(library_symbol(kUpdateSymbol));
-  return function;
-}
-
+NextSegFunction library_next_seg() { return resolved<NextSegFunction, kNextSegSymbol>(); }
+UpdateFunction library_update() { return resolved<UpdateFunction, kUpdateSymbol>(); }
 RetransmittedDataAckedFunction library_retransmitted_data_acked() {
-  static const auto function = reinterpret_cast<RetransmittedDataAckedFunction>(
-      library_symbol(kRetransmittedDataAckedSymbol));
-  return function;
+  return resolved<RetransmittedDataAckedFunction, kRetransmittedDataAckedSymbol>();
 }
-
 CreateOptionFunction library_create_option() {
-  static const auto function =
-      reinterpret_cast<CreateOptionFunction>(library_symbol(kCreateOptionSymbol));
-  return function;
+  return resolved<CreateOptionFunction, kCreateOptionSymbol>();
 }
-
 ConstructSelfFunction library_construct_self() {
-  static const auto function =
-      reinterpret_cast<ConstructSelfFunction>(library_symbol(kConstructSelfSymbol));
-  return function;
+  return resolved<ConstructSelfFunction, kConstructSelfSymbol>();
 }
-
 Mac48AddressFromText library_mac48_address_from_text() {
-  static const auto function =
-      reinterpret_cast<Mac48AddressFromText>(library_symbol(kMac48AddressFromTextSymbol));
-  return function;
+  return resolved<Mac48AddressFromText, kMac48AddressFromTextSymbol>();
 }
-
 ChecksumEnabledFunction library_checksum_enabled() {
-  static const auto function =
-      reinterpret_cast<ChecksumEnabledFunction>(library_symbol(kChecksumEnabledSymbol));
-  return function;
+  return resolved<ChecksumEnabledFunction, kChecksumEnabledSymbol>();
 }
-
 RngStreamConstructor library_rng_stream_constructor() {
-  static const auto function =
-      reinterpret_cast<RngStreamConstructor>(library_symbol(kRngStreamConstructorSymbol));
-  return function;
+  return resolved<RngStreamConstructor, kRngStreamConstructorSymbol>();
 }
 
 }  // namespace tb::sim
@@ -400,11 +382,6 @@ namespace {
 
 std::atomic<std::uint64_t> global_value_changes{0};
 
-template <typename Function>
-Function library_global(const char* symbol) {
-  return reinterpret_cast<Function>(tb::sim::library_symbol(symbol));
-}
-
 }  // namespace
 
 std::uint64_t tb::sim::ns3_global_value_changes() {
@@ -413,16 +390,15 @@ std::uint64_t tb::sim::ns3_global_value_changes() {
 
 // Each counts before and after: a reader that saw the count before a change began asks again.
 void ns3::GlobalValue::Bind(std::string name, const AttributeValue& value) {
-  static const auto library =
-      library_global<tb::sim::GlobalBindFunction>(tb::sim::kGlobalBindSymbol);
+  const auto library = tb::sim::resolved<tb::sim::GlobalBindFunction, tb::sim::kGlobalBindSymbol>();
   global_value_changes.fetch_add(1, std::memory_order_acq_rel);
   library(std::move(name), value);
   global_value_changes.fetch_add(1, std::memory_order_acq_rel);
 }
 
 bool ns3::GlobalValue::BindFailSafe(std::string name, const AttributeValue& value) {
-  static const auto library =
-      library_global<tb::sim::GlobalBindFailSafeFunction>(tb::sim::kGlobalBindFailSafeSymbol);
+  const auto library =
+      tb::sim::resolved<tb::sim::GlobalBindFailSafeFunction, tb::sim::kGlobalBindFailSafeSymbol>();
   global_value_changes.fetch_add(1, std::memory_order_acq_rel);
   const bool bound = library(std::move(name), value);
   global_value_changes.fetch_add(1, std::memory_order_acq_rel);
@@ -430,8 +406,8 @@ bool ns3::GlobalValue::BindFailSafe(std::string name, const AttributeValue& valu
 }
 
 bool ns3::GlobalValue::SetValue(const AttributeValue& value) {
-  static const auto library =
-      library_global<tb::sim::GlobalSetValueFunction>(tb::sim::kGlobalSetValueSymbol);
+  const auto library =
+      tb::sim::resolved<tb::sim::GlobalSetValueFunction, tb::sim::kGlobalSetValueSymbol>();
   global_value_changes.fetch_add(1, std::memory_order_acq_rel);
   const bool set = library(this, value);
   global_value_changes.fetch_add(1, std::memory_order_acq_rel);
@@ -439,8 +415,8 @@ bool ns3::GlobalValue::SetValue(const AttributeValue& value) {
 }
 
 void ns3::GlobalValue::ResetInitialValue() {
-  static const auto library = library_global<tb::sim::GlobalResetInitialValueFunction>(
-      tb::sim::kGlobalResetInitialValueSymbol);
+  const auto library = tb::sim::resolved<tb::sim::GlobalResetInitialValueFunction,
+                                         tb::sim::kGlobalResetInitialValueSymbol>();
   global_value_changes.fetch_add(1, std::memory_order_acq_rel);
   library(this);
   global_value_changes.fetch_add(1, std::memory_order_acq_rel);
