@@ -19,7 +19,15 @@
 // highest SACKed item, so ours finds where a block starts by walking from there (ns-3 keeps that
 // item and its sequence number, m_highestSack), or from the end (m_firstByteSeq + m_sentSize), and
 // marks from there as ns-3 does. Items before that start lie wholly below the block, where ns-3's
-// walk neither marks nor stops.
+// walk neither marks nor stops. Then, when anything was SACKed, ns-3 counts losses
+// (UpdateLostCount): from the highest SACKed item down to the head it counts SACKed items and,
+// once DupAckThresh are counted, marks every item below that is neither SACKed nor lost as lost;
+// again the whole flight per ACK. Ours counts the same way but stops marking where the items below
+// are known to be settled (each SACKed or lost, but the head, which ns-3 then handles on its own):
+// the items below where the last count reached the threshold were settled by it, and nothing in
+// ns-3.37 unsettles an item but ResetRenoSack, ResetSentList and ResetLastSegmentSent (defined
+// here too: they forget it) and the head's own handling. What is known is aggregated to the
+// buffer (LostCountProgress), so it lives and dies with it.
 //
 // IsRetransmittedDataAcked: in recovery, ns-3's ReceivedAck asks, for each segment a partial ACK
 // covers, whether a retransmitted item ends there, and ns-3 walks the whole sent list for each
@@ -170,6 +178,33 @@ uint32_t bytes_between(ns3::SequenceNumber32 a, ns3::SequenceNumber32 b) {
 
 }  // namespace
 
+namespace {
+
+// How far up a sent list is settled: every item but the head that starts below `settled_end` is
+// SACKed or marked lost.
+class LostCountProgress : public ns3::Object {
+ public:
+  static ns3::TypeId GetTypeId() {
+    static const ns3::TypeId tid =
+        ns3::TypeId("tb::sim::LostCountProgress").SetParent<ns3::Object>();
+    return tid;
+  }
+  bool known = false;
+  ns3::SequenceNumber32 settled_end{0};
+};
+
+std::atomic<std::uint64_t> loss_counts_cut_short{0};
+
+void forget_lost_count_progress(ns3::TcpTxBuffer* buffer) {
+  if (auto progress = buffer->GetObject<LostCountProgress>()) progress->known = false;
+}
+
+}  // namespace
+
+std::uint64_t tb::sim::ns3_loss_counts_cut_short() {
+  return loss_counts_cut_short.load(std::memory_order_relaxed);
+}
+
 uint32_t ns3::TcpTxBuffer::Update(const TcpOptionSack::SackList& list,
                                   const Callback<void, TcpTxItem*>& sackedCb) {
   if (!tb::sim::ns3_fast_paths_on()) return tb::sim::library_update()(this, list, sackedCb);
@@ -225,9 +260,59 @@ uint32_t ns3::TcpTxBuffer::Update(const TcpOptionSack::SackList& list,
       begin += size;
     }
   }
-  if (bytes_sacked > 0) UpdateLostCount();
+  if (bytes_sacked > 0) {
+    // UpdateLostCount, stopping where the items below are settled (see the top of this file).
+    Ptr<LostCountProgress> progress = GetObject<LostCountProgress>();
+    if (!progress) {
+      progress = CreateObject<LostCountProgress>();
+      AggregateObject(progress);
+    }
+    uint32_t sacked = 0;
+    const TcpTxItem* threshold_item = nullptr;  // where DupAckThresh SACKed items were counted
+    for (auto it = m_highestSack.first; it != m_sentList.begin(); --it) {
+      TcpTxItem* item = *it;
+      if (item->m_sacked) ++sacked;
+      if (sacked < m_dupAckThresh) continue;
+      if (threshold_item == nullptr) threshold_item = item;
+      if (progress->known && item->m_startSeq < progress->settled_end) {
+        loss_counts_cut_short.fetch_add(1, std::memory_order_relaxed);
+        break;
+      }
+      if (!item->m_sacked && !item->m_lost) {
+        item->m_lost = true;
+        m_lostOut += item->m_packet->GetSize();
+      }
+    }
+    if (sacked >= m_dupAckThresh) {
+      TcpTxItem* head = *m_sentList.begin();  // marked whether SACKed or not, as ns-3 does
+      if (!head->m_lost) {
+        head->m_lost = true;
+        m_lostOut += head->m_packet->GetSize();
+      }
+      const SequenceNumber32 settled =
+          threshold_item->m_startSeq + threshold_item->m_packet->GetSize();
+      if (!progress->known || progress->settled_end < settled) progress->settled_end = settled;
+      progress->known = true;
+    }
+  }
   ConsistencyCheck();
   return bytes_sacked;
+}
+
+// The three ways ns-3.37 unsettles items of a sent list: what LostCountProgress knew is forgotten.
+void ns3::TcpTxBuffer::ResetRenoSack() {
+  forget_lost_count_progress(this);
+  tb::sim::resolved<tb::sim::TxBufferResetFunction, tb::sim::kResetRenoSackSymbol>()(this);
+}
+
+void ns3::TcpTxBuffer::ResetSentList() {
+  forget_lost_count_progress(this);
+  tb::sim::resolved<tb::sim::TxBufferResetFunction, tb::sim::kResetSentListSymbol>()(this);
+}
+
+void ns3::TcpTxBuffer::ResetLastSegmentSent() {
+  forget_lost_count_progress(this);
+  tb::sim::resolved<tb::sim::TxBufferResetFunction, tb::sim::kResetLastSegmentSentSymbol>()(this);
 }
 
 bool ns3::TcpTxBuffer::IsRetransmittedDataAcked(const SequenceNumber32& ack) const {
@@ -490,6 +575,7 @@ tb::sim::ChecksumEnabledFunction tb::sim::library_checksum_enabled() { return nu
 std::uint64_t tb::sim::ns3_global_value_changes() { return 0; }
 std::uint64_t tb::sim::ns3_tcp_options_reused() { return 0; }
 std::uint64_t tb::sim::ns3_rng_substream_starts_reused() { return 0; }
+std::uint64_t tb::sim::ns3_loss_counts_cut_short() { return 0; }
 std::uint64_t tb::sim::ns3_constructions_skipped() { return 0; }
 std::uint64_t tb::sim::ns3_constructions_set_quietly() { return 0; }
 void tb::sim::set_ns3_fast_paths(bool) {}

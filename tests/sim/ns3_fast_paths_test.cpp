@@ -253,6 +253,39 @@ TEST_F(SackUpdateTest, MarksAsNs3DoesThroughARecovery) {
   EXPECT_FALSE(ours_->IsRetransmittedDataAcked(SequenceNumber32(1 + 2 * kSegment)));
 }
 
+// A long recovery: one hole, then a SACK block growing by a segment per ACK (each count of losses
+// after the first stops where the items below are settled), partial ACKs, and each way ns-3
+// unsettles items (Reno's SACK reset, a timeout's marking, the last segment taken back), with the
+// same scoreboard as ns-3's own Update after every step.
+TEST_F(SackUpdateTest, CountsLossesAsNs3DoesThroughResetsAndPartialAcks) {
+  for (uint32_t i = 0; i < 50; ++i) send(i * kSegment, kSegment);
+  const std::uint64_t cut_short = ns3_loss_counts_cut_short();
+  for (uint32_t top = 4; top < 30; ++top)
+    update({{2 * kSegment, top * kSegment}}, "block [2, " + std::to_string(top) + ")");
+  EXPECT_GT(ns3_loss_counts_cut_short(), cut_short) << "counts stopped short of the head";
+  send(0, kSegment);  // the lost head and segment 1 retransmitted
+  send(kSegment, kSegment);
+  update({{31 * kSegment, 33 * kSegment}, {2 * kSegment, 30 * kSegment}}, "a second hole at 30");
+  for (auto& buffer : {ours_, ns3_}) buffer->DiscardUpTo(SequenceNumber32(1 + 2 * kSegment));
+  expect_same_scoreboard("partial ACK up to the first block");
+  update({{31 * kSegment, 36 * kSegment}}, "after the partial ACK");
+  for (auto& buffer : {ours_, ns3_}) buffer->ResetRenoSack();
+  expect_same_scoreboard("Reno's SACK reset");
+  update({{31 * kSegment, 37 * kSegment}}, "SACKed again after the reset");
+  update({{31 * kSegment, 40 * kSegment}}, "and grown");
+  for (auto& buffer : {ours_, ns3_}) buffer->SetSentListLost(false);
+  expect_same_scoreboard("a timeout keeping SACKs");
+  update({{31 * kSegment, 42 * kSegment}}, "after the timeout");
+  for (auto& buffer : {ours_, ns3_}) buffer->SetSentListLost(true);
+  expect_same_scoreboard("a timeout dropping SACKs");
+  update({{40 * kSegment, 44 * kSegment}}, "SACKs after the timeout");
+  for (auto& buffer : {ours_, ns3_}) buffer->ResetLastSegmentSent();
+  expect_same_scoreboard("the last segment taken back");
+  send(49 * kSegment, kSegment);
+  update({{40 * kSegment, 46 * kSegment}}, "sent again");
+  update({{40 * kSegment, 50 * kSegment}}, "up to the end");
+}
+
 TEST_F(SackUpdateTest, MarksAsNs3DoesWithUnevenItemsAndAnAdvancedHead) {
   // Items of different sizes (partial segments, a segment sent in two pieces), then the head
   // ACKed so that the sent list starts above the first sequence number.
