@@ -19,15 +19,19 @@
 // highest SACKed item, so ours finds where a block starts by walking from there (ns-3 keeps that
 // item and its sequence number, m_highestSack), or from the end (m_firstByteSeq + m_sentSize), and
 // marks from there as ns-3 does. Items before that start lie wholly below the block, where ns-3's
-// walk neither marks nor stops. Then, when anything was SACKed, ns-3 counts losses
-// (UpdateLostCount): from the highest SACKed item down to the head it counts SACKed items and,
-// once DupAckThresh are counted, marks every item below that is neither SACKed nor lost as lost;
-// again the whole flight per ACK. Ours counts the same way but stops marking where the items below
-// are known to be settled (each SACKed or lost, but the head, which ns-3 then handles on its own):
-// the items below where the last count reached the threshold were settled by it, and nothing in
-// ns-3.37 unsettles an item but ResetRenoSack, ResetSentList and ResetLastSegmentSent (defined
-// here too: they forget it) and the head's own handling. What is known is aggregated to the
-// buffer (LostCountProgress), so it lives and dies with it.
+// walk neither marks nor stops. A block that grew from the newest block of the update before (the
+// same start; the usual one in recovery: data arriving above a hole) is walked from the highest
+// SACKed item when that lies in the old block, whose items are all SACKed: the walk would only
+// pass over them. Then, when anything was SACKed, ns-3 counts losses (UpdateLostCount): from the
+// highest SACKed item down to the head it counts SACKed items and, once DupAckThresh are counted,
+// marks every item below that is neither SACKed nor lost as lost; again the whole flight per ACK.
+// Ours counts the same way but stops marking where the items below are known to be settled (each
+// SACKed or lost, but the head, which ns-3 then handles on its own): the items below where the
+// last count reached the threshold were settled by it. Nothing in ns-3.37 un-SACKs or unsettles
+// items but SetSentListLost(true), ResetRenoSack, ResetSentList, ResetLastSegmentSent (defined
+// here too: they forget what was known) and the head's own handling, and items are only added
+// above the data sent. What is known is aggregated to the buffer (ScoreboardProgress), so it lives
+// and dies with it.
 //
 // IsRetransmittedDataAcked: in recovery, ns-3's ReceivedAck asks, for each segment a partial ACK
 // covers, whether a retransmitted item ends there, and ns-3 walks the whole sent list for each
@@ -180,23 +184,33 @@ uint32_t bytes_between(ns3::SequenceNumber32 a, ns3::SequenceNumber32 b) {
 
 namespace {
 
-// How far up a sent list is settled: every item but the head that starts below `settled_end` is
-// SACKed or marked lost.
-class LostCountProgress : public ns3::Object {
+// What a sent list's last updates left known, aggregated to the buffer so that it lives and dies
+// with it: how far up it is settled (every item but the head that starts below `settled_end` is
+// SACKed or marked lost), and a SACK block whose items are all SACKed (every item lying wholly
+// within [block_first, block_end)).
+class ScoreboardProgress : public ns3::Object {
  public:
   static ns3::TypeId GetTypeId() {
     static const ns3::TypeId tid =
-        ns3::TypeId("tb::sim::LostCountProgress").SetParent<ns3::Object>();
+        ns3::TypeId("tb::sim::ScoreboardProgress").SetParent<ns3::Object>();
     return tid;
   }
-  bool known = false;
+  bool settled_known = false;
   ns3::SequenceNumber32 settled_end{0};
+  bool block_known = false;
+  ns3::SequenceNumber32 block_first{0};
+  ns3::SequenceNumber32 block_end{0};
 };
 
 std::atomic<std::uint64_t> loss_counts_cut_short{0};
 
-void forget_lost_count_progress(ns3::TcpTxBuffer* buffer) {
-  if (auto progress = buffer->GetObject<LostCountProgress>()) progress->known = false;
+std::atomic<std::uint64_t> block_walks_cut_short{0};
+
+void forget_scoreboard_progress(ns3::TcpTxBuffer* buffer) {
+  if (auto progress = buffer->GetObject<ScoreboardProgress>()) {
+    progress->settled_known = false;
+    progress->block_known = false;
+  }
 }
 
 }  // namespace
@@ -205,36 +219,54 @@ std::uint64_t tb::sim::ns3_loss_counts_cut_short() {
   return loss_counts_cut_short.load(std::memory_order_relaxed);
 }
 
+std::uint64_t tb::sim::ns3_block_walks_cut_short() {
+  return block_walks_cut_short.load(std::memory_order_relaxed);
+}
+
 uint32_t ns3::TcpTxBuffer::Update(const TcpOptionSack::SackList& list,
                                   const Callback<void, TcpTxItem*>& sackedCb) {
   if (!tb::sim::ns3_fast_paths_on()) return tb::sim::library_update()(this, list, sackedCb);
   uint32_t bytes_sacked = 0;
   const SequenceNumber32 sent_end = m_firstByteSeq + m_sentSize;
-  for (const auto& block : list) {
+  Ptr<ScoreboardProgress> progress = GetObject<ScoreboardProgress>();
+  for (auto block_it = list.begin(); block_it != list.end(); ++block_it) {
+    const auto& block = *block_it;
     // A block beyond the data sent ends the update at once, without recounting losses (ns-3's
     // rule).
     if (sent_end < block.first) return bytes_sacked;
-    // The walk starts at the last item beginning at or before the block, found from the nearest
-    // item whose sequence number is known: the head, the highest SACKed item or the end.
     PacketList::const_iterator item = m_sentList.cbegin();
     SequenceNumber32 begin = m_firstByteSeq;
-    if (m_highestSack.first != m_sentList.cend() &&
-        bytes_between(m_highestSack.second, block.first) < bytes_between(begin, block.first)) {
+    if (progress && progress->block_known && block.first == progress->block_first &&
+        progress->block_end <= block.second && m_firstByteSeq < block.first &&
+        m_highestSack.first != m_sentList.cend() && block.first <= m_highestSack.second &&
+        m_highestSack.second < progress->block_end) {
+      // The block grew from one whose items are all SACKed, and the highest SACKed item lies in
+      // that: every item from the block's start to there is SACKed, which the walk would only pass
+      // over. (The head, which DiscardUpTo may un-SACK, lies below the block.)
       item = m_highestSack.first;
       begin = m_highestSack.second;
-    }
-    if (bytes_between(sent_end, block.first) < bytes_between(begin, block.first)) {
-      item = m_sentList.cend();
-      begin = sent_end;
-    }
-    while (item != m_sentList.cbegin() && (item == m_sentList.cend() || begin > block.first)) {
-      --item;
-      begin -= (*item)->m_packet->GetSize();
-    }
-    while (item != m_sentList.cend() && std::next(item) != m_sentList.cend() &&
-           begin + (*item)->m_packet->GetSize() <= block.first) {
-      begin += (*item)->m_packet->GetSize();
-      ++item;
+      block_walks_cut_short.fetch_add(1, std::memory_order_relaxed);
+    } else {
+      // The walk starts at the last item beginning at or before the block, found from the nearest
+      // item whose sequence number is known: the head, the highest SACKed item or the end.
+      if (m_highestSack.first != m_sentList.cend() &&
+          bytes_between(m_highestSack.second, block.first) < bytes_between(begin, block.first)) {
+        item = m_highestSack.first;
+        begin = m_highestSack.second;
+      }
+      if (bytes_between(sent_end, block.first) < bytes_between(begin, block.first)) {
+        item = m_sentList.cend();
+        begin = sent_end;
+      }
+      while (item != m_sentList.cbegin() && (item == m_sentList.cend() || begin > block.first)) {
+        --item;
+        begin -= (*item)->m_packet->GetSize();
+      }
+      while (item != m_sentList.cend() && std::next(item) != m_sentList.cend() &&
+             begin + (*item)->m_packet->GetSize() <= block.first) {
+        begin += (*item)->m_packet->GetSize();
+        ++item;
+      }
     }
     // Only an item lying wholly within the block is marked; the first one reaching past it ends the
     // walk.
@@ -259,12 +291,22 @@ uint32_t ns3::TcpTxBuffer::Update(const TcpOptionSack::SackList& list,
       }
       begin += size;
     }
+    // Every item lying wholly within the first block (the newest) is SACKed now. Not known of a
+    // block reaching past the data sent: items sent later would lie in it unSACKed.
+    if (block_it == list.begin() && !(sent_end < block.second)) {
+      if (!progress) {
+        progress = CreateObject<ScoreboardProgress>();
+        AggregateObject(progress);
+      }
+      progress->block_known = true;
+      progress->block_first = block.first;
+      progress->block_end = block.second;
+    }
   }
   if (bytes_sacked > 0) {
     // UpdateLostCount, stopping where the items below are settled (see the top of this file).
-    Ptr<LostCountProgress> progress = GetObject<LostCountProgress>();
     if (!progress) {
-      progress = CreateObject<LostCountProgress>();
+      progress = CreateObject<ScoreboardProgress>();
       AggregateObject(progress);
     }
     uint32_t sacked = 0;
@@ -274,7 +316,7 @@ uint32_t ns3::TcpTxBuffer::Update(const TcpOptionSack::SackList& list,
       if (item->m_sacked) ++sacked;
       if (sacked < m_dupAckThresh) continue;
       if (threshold_item == nullptr) threshold_item = item;
-      if (progress->known && item->m_startSeq < progress->settled_end) {
+      if (progress->settled_known && item->m_startSeq < progress->settled_end) {
         loss_counts_cut_short.fetch_add(1, std::memory_order_relaxed);
         break;
       }
@@ -291,27 +333,35 @@ uint32_t ns3::TcpTxBuffer::Update(const TcpOptionSack::SackList& list,
       }
       const SequenceNumber32 settled =
           threshold_item->m_startSeq + threshold_item->m_packet->GetSize();
-      if (!progress->known || progress->settled_end < settled) progress->settled_end = settled;
-      progress->known = true;
+      if (!progress->settled_known || progress->settled_end < settled)
+        progress->settled_end = settled;
+      progress->settled_known = true;
     }
   }
   ConsistencyCheck();
   return bytes_sacked;
 }
 
-// The three ways ns-3.37 unsettles items of a sent list: what LostCountProgress knew is forgotten.
+// The ways ns-3.37 un-SACKs or unsettles items of a sent list: what ScoreboardProgress knew is
+// forgotten.
 void ns3::TcpTxBuffer::ResetRenoSack() {
-  forget_lost_count_progress(this);
+  forget_scoreboard_progress(this);
   tb::sim::resolved<tb::sim::TxBufferResetFunction, tb::sim::kResetRenoSackSymbol>()(this);
 }
 
 void ns3::TcpTxBuffer::ResetSentList() {
-  forget_lost_count_progress(this);
+  forget_scoreboard_progress(this);
   tb::sim::resolved<tb::sim::TxBufferResetFunction, tb::sim::kResetSentListSymbol>()(this);
 }
 
+void ns3::TcpTxBuffer::SetSentListLost(bool resetSack) {
+  if (resetSack) forget_scoreboard_progress(this);  // else every item not SACKed becomes lost
+  tb::sim::resolved<tb::sim::SetSentListLostFunction, tb::sim::kSetSentListLostSymbol>()(this,
+                                                                                         resetSack);
+}
+
 void ns3::TcpTxBuffer::ResetLastSegmentSent() {
-  forget_lost_count_progress(this);
+  forget_scoreboard_progress(this);
   tb::sim::resolved<tb::sim::TxBufferResetFunction, tb::sim::kResetLastSegmentSentSymbol>()(this);
 }
 
@@ -576,6 +626,7 @@ std::uint64_t tb::sim::ns3_global_value_changes() { return 0; }
 std::uint64_t tb::sim::ns3_tcp_options_reused() { return 0; }
 std::uint64_t tb::sim::ns3_rng_substream_starts_reused() { return 0; }
 std::uint64_t tb::sim::ns3_loss_counts_cut_short() { return 0; }
+std::uint64_t tb::sim::ns3_block_walks_cut_short() { return 0; }
 std::uint64_t tb::sim::ns3_constructions_skipped() { return 0; }
 std::uint64_t tb::sim::ns3_constructions_set_quietly() { return 0; }
 void tb::sim::set_ns3_fast_paths(bool) {}

@@ -260,9 +260,11 @@ TEST_F(SackUpdateTest, MarksAsNs3DoesThroughARecovery) {
 TEST_F(SackUpdateTest, CountsLossesAsNs3DoesThroughResetsAndPartialAcks) {
   for (uint32_t i = 0; i < 50; ++i) send(i * kSegment, kSegment);
   const std::uint64_t cut_short = ns3_loss_counts_cut_short();
+  const std::uint64_t walks_cut_short = ns3_block_walks_cut_short();
   for (uint32_t top = 4; top < 30; ++top)
     update({{2 * kSegment, top * kSegment}}, "block [2, " + std::to_string(top) + ")");
   EXPECT_GT(ns3_loss_counts_cut_short(), cut_short) << "counts stopped short of the head";
+  EXPECT_GT(ns3_block_walks_cut_short(), walks_cut_short) << "walks from the highest SACKed item";
   send(0, kSegment);  // the lost head and segment 1 retransmitted
   send(kSegment, kSegment);
   update({{31 * kSegment, 33 * kSegment}, {2 * kSegment, 30 * kSegment}}, "a second hole at 30");
@@ -278,7 +280,8 @@ TEST_F(SackUpdateTest, CountsLossesAsNs3DoesThroughResetsAndPartialAcks) {
   update({{31 * kSegment, 42 * kSegment}}, "after the timeout");
   for (auto& buffer : {ours_, ns3_}) buffer->SetSentListLost(true);
   expect_same_scoreboard("a timeout dropping SACKs");
-  update({{40 * kSegment, 44 * kSegment}}, "SACKs after the timeout");
+  update({{31 * kSegment, 43 * kSegment}}, "the same block grown after the timeout");
+  update({{40 * kSegment, 44 * kSegment}}, "another block");
   for (auto& buffer : {ours_, ns3_}) buffer->ResetLastSegmentSent();
   expect_same_scoreboard("the last segment taken back");
   send(49 * kSegment, kSegment);

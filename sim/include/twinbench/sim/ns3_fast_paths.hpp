@@ -31,6 +31,7 @@ inline constexpr const char* kUpdateSymbol =
     "8CallbackIvJPNS_9TcpTxItemEEEE";
 inline constexpr const char* kRetransmittedDataAckedSymbol =
     "_ZNK3ns311TcpTxBuffer24IsRetransmittedDataAckedERKNS_14SequenceNumberIjiEE";
+inline constexpr const char* kSetSentListLostSymbol = "_ZN3ns311TcpTxBuffer15SetSentListLostEb";
 inline constexpr const char* kResetRenoSackSymbol = "_ZN3ns311TcpTxBuffer13ResetRenoSackEv";
 inline constexpr const char* kResetSentListSymbol = "_ZN3ns311TcpTxBuffer13ResetSentListEv";
 inline constexpr const char* kResetLastSegmentSentSymbol =
@@ -60,6 +61,7 @@ using UpdateFunction = std::uint32_t (*)(ns3::TcpTxBuffer*, const ns3::TcpOption
 using RetransmittedDataAckedFunction = bool (*)(const ns3::TcpTxBuffer*,
                                                 const ns3::SequenceNumber32&);
 using TxBufferResetFunction = void (*)(ns3::TcpTxBuffer*);
+using SetSentListLostFunction = void (*)(ns3::TcpTxBuffer*, bool);
 using CreateOptionFunction = ns3::Ptr<ns3::TcpOption> (*)(uint8_t);
 using ConstructSelfFunction = void (*)(ns3::ObjectBase*, const ns3::AttributeConstructionList&);
 using RngStreamConstructor = void (*)(ns3::RngStream*, std::uint32_t, std::uint64_t, std::uint64_t);
@@ -90,6 +92,9 @@ std::uint64_t ns3_constructions_skipped();
 std::uint64_t ns3_constructions_set_quietly();
 // Loss counts (after a SACK) that our Update stopped short where the items below were settled.
 std::uint64_t ns3_loss_counts_cut_short();
+// SACK blocks our Update walked from the highest SACKed item: the block grew from one it had
+// SACKed whole.
+std::uint64_t ns3_block_walks_cut_short();
 // Options our CreateOption handed out again (END and NOP objects, free timestamp options).
 std::uint64_t ns3_tcp_options_reused();
 // Random number streams our RngStream constructor set up from a remembered substream start: the
