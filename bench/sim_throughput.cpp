@@ -223,6 +223,13 @@ void bench(const BenchPath& path, int repetitions) {
   std::fflush(stdout);
 }
 
+// `text` as a whole number in [low, high], or -1.
+long long whole_number(const char* text, long long low, long long high) {
+  char* end = nullptr;
+  const long long n = std::strtoll(text, &end, 10);
+  return end != text && *end == '\0' && n >= low && n <= high ? n : -1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -238,21 +245,35 @@ int main(int argc, char** argv) {
       return 2;
     }
     const BenchPath& path = *it->second;
-    const std::uint64_t bytes = std::strtoull(argv[3], nullptr, 10) << 20;
-    const int count = std::max(1, std::atoi(argv[4]));
+    const long long mib = whole_number(argv[3], 1, 1024);
+    const long long count = whole_number(argv[4], 1, 100000);
+    if (mib < 0 || count < 0) {
+      std::fprintf(stderr,
+                   "--only %s: expected MiB in 1..1024 and a count in 1..100000, got %s %s\n",
+                   which.c_str(), argv[3], argv[4]);
+      return 2;
+    }
+    const std::uint64_t bytes = static_cast<std::uint64_t>(mib) << 20;
     Cost total;
-    for (int i = 0; i < count; ++i) {
+    for (long long i = 0; i < count; ++i) {
       const Cost c = twinbench_download(path, bytes);
       total.cpu += c.cpu;
       total.events += c.events;
     }
-    std::printf("%d downloads of %s MiB: %.3f ms CPU, %llu events each\n", count, argv[3],
-                total.cpu * 1e3 / count, static_cast<unsigned long long>(total.events / count));
+    std::printf("%lld downloads of %lld MiB: %.3f ms CPU, %llu events each\n", count, mib,
+                total.cpu * 1e3 / static_cast<double>(count),
+                static_cast<unsigned long long>(total.events / static_cast<std::uint64_t>(count)));
     return 0;
   }
-  const int repetitions = argc > 1 ? std::max(1, std::atoi(argv[1])) : 3;
-  bench(kPlainPath, repetitions);
-  bench(kProfilePath, repetitions);
-  bench(kProfileWithoutTlsPath, repetitions);
+  const long long repetitions = argc == 2 ? whole_number(argv[1], 1, 100) : argc == 1 ? 3 : -1;
+  if (repetitions < 0) {
+    std::fprintf(stderr,
+                 "usage: %s [repetitions: 1..100, default 3]\n"
+                 "       %s --only plain|profile|profile-http MiB count\n",
+                 argv[0], argv[0]);
+    return 2;
+  }
+  for (const BenchPath* path : {&kPlainPath, &kProfilePath, &kProfileWithoutTlsPath})
+    bench(*path, static_cast<int>(repetitions));
   return 0;
 }
