@@ -229,6 +229,13 @@ uint32_t ns3::TcpTxBuffer::Update(const TcpOptionSack::SackList& list,
   uint32_t bytes_sacked = 0;
   const SequenceNumber32 sent_end = m_firstByteSeq + m_sentSize;
   Ptr<ScoreboardProgress> progress = GetObject<ScoreboardProgress>();
+  const auto known_progress = [&]() -> ScoreboardProgress& {  // made on the first need
+    if (!progress) {
+      progress = CreateObject<ScoreboardProgress>();
+      AggregateObject(progress);
+    }
+    return *progress;
+  };
   for (auto block_it = list.begin(); block_it != list.end(); ++block_it) {
     const auto& block = *block_it;
     // A block beyond the data sent ends the update at once, without recounting losses (ns-3's
@@ -294,21 +301,15 @@ uint32_t ns3::TcpTxBuffer::Update(const TcpOptionSack::SackList& list,
     // Every item lying wholly within the first block (the newest) is SACKed now. Not known of a
     // block reaching past the data sent: items sent later would lie in it unSACKed.
     if (block_it == list.begin() && !(sent_end < block.second)) {
-      if (!progress) {
-        progress = CreateObject<ScoreboardProgress>();
-        AggregateObject(progress);
-      }
-      progress->block_known = true;
-      progress->block_first = block.first;
-      progress->block_end = block.second;
+      ScoreboardProgress& known = known_progress();
+      known.block_known = true;
+      known.block_first = block.first;
+      known.block_end = block.second;
     }
   }
   if (bytes_sacked > 0) {
     // UpdateLostCount, stopping where the items below are settled (see the top of this file).
-    if (!progress) {
-      progress = CreateObject<ScoreboardProgress>();
-      AggregateObject(progress);
-    }
+    known_progress();
     uint32_t sacked = 0;
     const TcpTxItem* threshold_item = nullptr;  // where DupAckThresh SACKed items were counted
     for (auto it = m_highestSack.first; it != m_sentList.begin(); --it) {
@@ -604,7 +605,9 @@ ns3::RngStream::RngStream(uint32_t seed, uint64_t stream, uint64_t substream) {
   } else {
     start.state.fill(seed);
     AdvanceNthBy(substream, 76, start.state.data());
-    start = {true, seed, substream, start.state};
+    start.valid = true;
+    start.seed = seed;
+    start.substream = substream;
   }
   std::copy(start.state.begin(), start.state.end(), m_currentState);
   AdvanceNthBy(stream, 127, m_currentState);
