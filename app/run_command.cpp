@@ -71,9 +71,12 @@ twinbench::ResultSet run_on_emulated_path(const twinbench::Scenario& scenario,
   auto results = emulated::run_emulated(scenario, options, a.nodelay, a.pcap);
   if (!a.quiet) {
     const auto& path = results.run().emulated();
+    const auto& host = results.run().host_timing();
     std::cerr << fmt::format(
-        "emulated path: {} packets, lateness p50 {:.0f} us, p99 {:.0f} us (limit {:.0f}){}\n",
-        path.packets(), path.lateness_p50_us(), path.lateness_p99_us(), path.lateness_limit_us(),
+        "emulated path: {} packets, lateness p50 {:.0f} us, p99 {:.0f} us; client wake-ups p50 "
+        "{:.0f} us, p99 {:.0f} us (limit {:.0f}){}\n",
+        path.packets(), path.lateness_p50_us(), path.lateness_p99_us(), host.p50_us(),
+        host.p99_us(), path.lateness_limit_us(),
         path.valid() ? "" : ": INVALID, " + path.invalid_reason());
   }
   return results;
@@ -117,6 +120,7 @@ twinbench::ResultSet run_live(const twinbench::Scenario& scenario, runner::RunOp
   options.base_url = base_url;
   options.server_nodelay = a.nodelay;
   auto results = runner::run_scenario(scenario, live.backend(), options);
+  live.record_host_timing(*results.mutable_run());
   if (own_server && !a.quiet) {
     const auto st = own_server->stats();
     std::cerr << fmt::format("server: {} connections, {} requests\n", st.connections_accepted,

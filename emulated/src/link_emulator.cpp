@@ -71,21 +71,62 @@ LinkEmulator::LinkEmulator(int client_tun, int server_tun, const DirectionConfig
     : spin_ns_(spin_us * 1000),
       capture_(capture),
       uplink_{client_tun, server_tun, LinkDirection(uplink), {}, {}},
-      downlink_{server_tun, client_tun, LinkDirection(downlink), {}, {}} {
-  uplink_.thread = std::thread([this] { run(uplink_); });
-  downlink_.thread = std::thread([this] { run(downlink_); });
-}
+      downlink_{server_tun, client_tun, LinkDirection(downlink), {}, {}},
+      thread_([this] { run(); }) {}
 
 LinkEmulator::~LinkEmulator() { stop(); }
 
 void LinkEmulator::stop() {
   stopping_ = true;
-  for (Direction* d : {&uplink_, &downlink_}) {
-    if (d->thread.joinable()) d->thread.join();
+  if (thread_.joinable()) thread_.join();
+}
+
+void LinkEmulator::deliver_due(Direction& d) {
+  std::int64_t now = monotonic_ns();
+  while (!d.held.empty() && d.held.front().due_ns <= now) {
+    const Held& h = d.held.front();
+    while (::write(d.to, h.bytes.data(), h.bytes.size()) < 0 && errno == EINTR) {
+    }
+    // A write that fails (the receiving side is gone, or its queue is full) is a drop there.
+    now = monotonic_ns();
+    d.stats.lateness_ns.push_back(now - h.due_ns);
+    if (capture_)
+      d.stats.received.push_back(
+          {now, static_cast<std::uint32_t>(h.bytes.size()), h.bytes.substr(0, kCaptureBytes)});
+    ++d.stats.delivered;
+    d.held.pop_front();
   }
 }
 
-void LinkEmulator::run(Direction& d) {
+// Takes in what the sender sent, each packet stamped when read.
+void LinkEmulator::take_in(Direction& d, std::string& buffer) {
+  for (;;) {
+    const ssize_t n = ::read(d.from, buffer.data(), buffer.size());
+    if (n <= 0) break;
+    const std::int64_t at = monotonic_ns();
+    ++d.stats.packets;
+    if (capture_)
+      d.stats.sent.push_back({at, static_cast<std::uint32_t>(n),
+                              buffer.substr(0, std::min<std::size_t>(n, kCaptureBytes))});
+    const Verdict v = d.link.offer(at, static_cast<std::size_t>(n));
+    switch (v.fate) {
+      case Fate::kDelivered:
+        d.held.push_back({v.due_ns, buffer.substr(0, static_cast<std::size_t>(n))});
+        break;
+      case Fate::kQueueFull:
+        ++d.stats.queue_drops;
+        break;
+      case Fate::kPoliced:
+        ++d.stats.policer_drops;
+        break;
+      case Fate::kLost:
+        ++d.stats.losses;
+        break;
+    }
+  }
+}
+
+void LinkEmulator::run() {
   // Wake-ups exactly when asked: the default 50 us timer slack would be lateness on every packet.
   ::prctl(PR_SET_TIMERSLACK, 1UL);
   // A packet from a side's kernel wakes this thread; as a real-time thread it runs at once
@@ -93,61 +134,23 @@ void LinkEmulator::run(Direction& d) {
   // that is not permitted it runs as an ordinary thread, and the lateness report shows the cost.
   const sched_param priority{.sched_priority = 10};
   ::pthread_setschedparam(pthread_self(), SCHED_FIFO, &priority);
-  struct Held {
-    std::int64_t due_ns;
-    std::string bytes;
-  };
-  std::deque<Held> held;  // due times never decrease (LinkDirection keeps order)
   std::string buffer(65536, '\0');
   while (!stopping_.load(std::memory_order_relaxed)) {
-    // Deliver what is due.
-    std::int64_t now = monotonic_ns();
-    while (!held.empty() && held.front().due_ns <= now) {
-      const Held& h = held.front();
-      while (::write(d.to, h.bytes.data(), h.bytes.size()) < 0 && errno == EINTR) {
-      }
-      // A write that fails (the receiving side is gone, or its queue is full) is a drop there.
-      now = monotonic_ns();
-      d.stats.lateness_ns.push_back(now - h.due_ns);
-      if (capture_)
-        d.stats.received.push_back(
-            {now, static_cast<std::uint32_t>(h.bytes.size()), h.bytes.substr(0, kCaptureBytes)});
-      ++d.stats.delivered;
-      held.pop_front();
-    }
-    // Take in what the sender sent, each packet stamped when read.
-    for (;;) {
-      const ssize_t n = ::read(d.from, buffer.data(), buffer.size());
-      if (n <= 0) break;
-      const std::int64_t at = monotonic_ns();
-      ++d.stats.packets;
-      if (capture_)
-        d.stats.sent.push_back({at, static_cast<std::uint32_t>(n),
-                                buffer.substr(0, std::min<std::size_t>(n, kCaptureBytes))});
-      const Verdict v = d.link.offer(at, static_cast<std::size_t>(n));
-      switch (v.fate) {
-        case Fate::kDelivered:
-          held.push_back({v.due_ns, buffer.substr(0, static_cast<std::size_t>(n))});
-          break;
-        case Fate::kQueueFull:
-          ++d.stats.queue_drops;
-          break;
-        case Fate::kPoliced:
-          ++d.stats.policer_drops;
-          break;
-        case Fate::kLost:
-          ++d.stats.losses;
-          break;
-      }
-    }
+    deliver_due(uplink_);
+    deliver_due(downlink_);
+    take_in(uplink_, buffer);
+    take_in(downlink_, buffer);
     // Sleep until shortly before the next due time (or a packet comes in), then spin.
-    now = monotonic_ns();
+    const std::int64_t now = monotonic_ns();
     std::int64_t sleep_ns = 10'000'000;  // wake up now and then to see stop()
-    if (!held.empty()) sleep_ns = std::min(sleep_ns, held.front().due_ns - now - spin_ns_);
+    for (const Direction* d : {&uplink_, &downlink_}) {
+      if (!d->held.empty())
+        sleep_ns = std::min(sleep_ns, d->held.front().due_ns - now - spin_ns_);
+    }
     if (sleep_ns <= 0) continue;
-    pollfd p{d.from, POLLIN, 0};
+    pollfd p[2] = {{uplink_.from, POLLIN, 0}, {downlink_.from, POLLIN, 0}};
     const timespec timeout{0, static_cast<long>(sleep_ns)};
-    ::ppoll(&p, 1, &timeout, nullptr);
+    ::ppoll(p, 2, &timeout, nullptr);
   }
 }
 

@@ -29,4 +29,13 @@ LiveBackend::LiveBackend(live::TransportOptions transport_options)
                },
                "live"} {}
 
+void LiveBackend::record_host_timing(twinbench::RunInfo& run) const {
+  const WakeupSummary s = wakeup_lateness();
+  auto& timing = *run.mutable_host_timing();
+  timing.set_wakeups(s.wakeups);
+  timing.set_p50_us(s.p50_us);
+  timing.set_p99_us(s.p99_us);
+  timing.set_max_us(s.max_us);
+}
+
 }  // namespace tb::live

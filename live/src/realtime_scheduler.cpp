@@ -4,7 +4,8 @@
 
 namespace tb::live {
 
-RealtimeScheduler::RealtimeScheduler() : epoch_(std::chrono::steady_clock::now()) {}
+RealtimeScheduler::RealtimeScheduler(WakeupLateness* lateness)
+    : epoch_(std::chrono::steady_clock::now()), lateness_(lateness) {}
 
 Time RealtimeScheduler::now() const {
   return std::chrono::duration_cast<Time>(std::chrono::steady_clock::now() - epoch_);
@@ -56,7 +57,9 @@ bool RealtimeScheduler::run_until(const std::function<bool()>& done, Duration ti
     if (wake_at <= t) continue;
     std::unique_lock lock(posted_mutex_);
     // Sleeps until the next deadline unless another thread posts work first.
-    wake_.wait_until(lock, epoch_ + wake_at, [this] { return !posted_.empty(); });
+    const bool woken_by_post = wake_.wait_until(lock, epoch_ + wake_at, [this] { return !posted_.empty(); });
+    if (!woken_by_post && lateness_ != nullptr && wake_at < deadline)  // woke for a timed event
+      lateness_->record(now() - wake_at);
   }
 }
 

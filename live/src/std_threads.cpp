@@ -1,6 +1,7 @@
 #include "twinbench/live/std_threads.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 
 namespace tb::live {
@@ -8,11 +9,14 @@ namespace {
 
 class StdWorker final : public Worker {
  public:
-  StdWorker(std::function<bool()> iteration, Duration sleep)
-      : thread_([this, iteration = std::move(iteration), sleep] {
+  StdWorker(std::function<bool()> iteration, Duration sleep, WakeupLateness* lateness)
+      : thread_([this, iteration = std::move(iteration), sleep, lateness] {
+          using Clock = std::chrono::steady_clock;
           while (!iteration()) {
             if (sleep > Duration::zero()) {
-              std::this_thread::sleep_for(sleep);
+              const auto due = Clock::now() + sleep;
+              std::this_thread::sleep_until(due);
+              if (lateness != nullptr) lateness->record(Clock::now() - due);
             } else {
               std::this_thread::yield();
             }
@@ -34,7 +38,7 @@ class StdWorker final : public Worker {
 }  // namespace
 
 std::unique_ptr<Worker> StdThreads::start(std::function<bool()> iteration, Duration sleep) {
-  return std::make_unique<StdWorker>(std::move(iteration), sleep);
+  return std::make_unique<StdWorker>(std::move(iteration), sleep, lateness_);
 }
 
 }  // namespace tb::live

@@ -109,9 +109,9 @@ std::string twin_markdown(const std::vector<TwinCell>& cells, const std::string&
                          ? 0.0
                          : 100.0 * static_cast<double>(within) / static_cast<double>(cells.size()));
   out += invalid
-             ? fmt::format("; {} cells from runs whose emulator timing was invalid (marked).\n\n",
+             ? fmt::format("; {} cells from runs whose path timing was invalid (marked).\n\n",
                            invalid)
-             : "; the emulator kept its timing in every run.\n\n";
+             : "; the path kept its timing (packets and client wake-ups) in every run.\n\n";
   out +=
       "Simulated (ns-3) and emulated (real kernel TCP) medians, q1..q3 in brackets, in ms; the "
       "difference is "
@@ -225,17 +225,19 @@ struct CompareOutcome {
   std::vector<TwinCell> cells;
   std::set<std::string> seen_notes;
   std::vector<std::string> not_applied;  // settings the emulated path did not take
-  std::vector<std::string> invalid;      // runs whose emulator timing was invalid
+  std::vector<std::string> invalid;      // runs whose path timing was invalid
 };
 
 std::string point_text(const GridPoint& p, const std::string& name,
                        const std::vector<TwinCell>& point_cells,
-                       const twinbench::EmulatedPath& path) {
+                       const twinbench::RunInfo& run) {
   const auto ok = std::count_if(point_cells.begin(), point_cells.end(),
                                 [](const TwinCell& c) { return c.within(); });
-  return fmt::format("{}: {}/{} cells within; lateness p99 {:.0f} us{}",
-                     p.key.empty() ? name : p.key, ok, point_cells.size(), path.lateness_p99_us(),
-                     path.valid() ? "" : " (INVALID)");
+  const auto& path = run.emulated();
+  return fmt::format(
+      "{}: {}/{} cells within; packet lateness p99 {:.0f} us, client wake-ups p99 {:.0f} us{}",
+      p.key.empty() ? name : p.key, ok, point_cells.size(), path.lateness_p99_us(),
+      run.host_timing().p99_us(), path.valid() ? "" : " (INVALID)");
 }
 
 std::filesystem::path point_dir(const GridPoint& p) {
@@ -307,7 +309,7 @@ CompareOutcome run_both_twins(const TwinCompareArgs& a, const CompareInput& in,
     const auto dir = out / point_dir(p);
     scenario::write_results(simulated[i], dir / "sim");
     scenario::write_results(emulated_run, dir / "emulated");
-    progress.update(i + 1, in.points.size(), point_text(p, in.base.name(), point_cells, path));
+    progress.update(i + 1, in.points.size(), point_text(p, in.base.name(), point_cells, emulated_run.run()));
   }
   return o;
 }
@@ -320,7 +322,7 @@ void write_compare(const TwinCompareArgs& a, const CompareInput& in, const Compa
     notes.insert(notes.end(), o.not_applied.begin(), o.not_applied.end());
   }
   if (!o.invalid.empty()) {
-    notes.push_back("\nRuns whose emulator timing was invalid:\n");
+    notes.push_back("\nRuns whose path timing was invalid:\n");
     notes.insert(notes.end(), o.invalid.begin(), o.invalid.end());
   }
   notes.push_back(fmt::format(

@@ -13,6 +13,7 @@
 #include "twinbench/live/file_sink.hpp"
 #include "twinbench/live/realtime_scheduler.hpp"
 #include "twinbench/live/std_threads.hpp"
+#include "twinbench/live/wakeup_lateness.hpp"
 
 namespace tb::live {
 namespace {
@@ -118,6 +119,72 @@ TEST(StdThreads, ZeroSleepYieldsAndDestructorJoins) {
     auto worker = threads.start([&] { return ++iterations == 1000; }, Duration::zero());
   }  // destroyed without join(): the destructor waits for the loop to finish
   EXPECT_EQ(iterations.load(), 1000);
+}
+
+TEST(WakeupLateness, QuantilesAreTheRankedWakeupsInWholeMicroseconds) {
+  WakeupLateness lateness;
+  EXPECT_EQ(lateness.summary().wakeups, 0u);
+  // 1..100 us, one each, in no order; plus an early one (counted as on time).
+  for (int us = 100; us >= 1; --us) lateness.record(std::chrono::microseconds(us) + 400ns);
+  lateness.record(-5us);
+  const WakeupSummary s = lateness.summary();
+  EXPECT_EQ(s.wakeups, 101u);
+  EXPECT_EQ(s.p50_us, 50);  // the 51st of 101: 0, 1, ..., 50
+  EXPECT_EQ(s.p99_us, 99);  // the 100th
+  EXPECT_DOUBLE_EQ(s.max_us, 100.4);
+}
+
+TEST(WakeupLateness, ALateWakeupBeyondTheBinsKeepsItsExactMaximum) {
+  WakeupLateness lateness;
+  lateness.record(3s);
+  const WakeupSummary s = lateness.summary();
+  EXPECT_EQ(s.wakeups, 1u);
+  EXPECT_DOUBLE_EQ(s.max_us, 3e6);
+  EXPECT_DOUBLE_EQ(s.p99_us, 3e6);  // the last bin stands for "at least"; the maximum says how much
+}
+
+TEST(WakeupLateness, ThreadsRecordWithoutLosingAny) {
+  WakeupLateness lateness;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 10'000; ++i) lateness.record(std::chrono::microseconds(t));
+    });
+  for (auto& t : threads) t.join();
+  const WakeupSummary s = lateness.summary();
+  EXPECT_EQ(s.wakeups, 40'000u);
+  EXPECT_EQ(s.p50_us, 1);
+  EXPECT_EQ(s.max_us, 3);
+}
+
+TEST(RealtimeScheduler, RecordsItsWakeupsForTimedEventsButNotForPostedWork) {
+  WakeupLateness lateness;
+  RealtimeScheduler s(&lateness);
+  int ran = 0;
+  s.schedule_in(2ms, [&] { ++ran; });
+  s.schedule_in(4ms, [&] { ++ran; });
+  ASSERT_TRUE(s.run_until([&] { return ran == 2; }, 10s));
+  EXPECT_EQ(lateness.summary().wakeups, 2u);  // it slept twice, once for each
+  s.schedule_in(1h, [] {});
+  std::thread poster([&] {
+    std::this_thread::sleep_for(10ms);
+    s.post([&] { ++ran; });
+  });
+  ASSERT_TRUE(s.run_until([&] { return ran == 3; }, 10s));
+  poster.join();
+  EXPECT_EQ(lateness.summary().wakeups, 2u);  // woken by the post, not by a due time
+  EXPECT_FALSE(s.run_until([] { return false; }, 5ms));
+  EXPECT_EQ(lateness.summary().wakeups, 2u);  // the run's own timeout is not a wake-up for work
+}
+
+TEST(StdThreads, RecordsEachSleepOfAWorker) {
+  WakeupLateness lateness;
+  StdThreads threads(&lateness);
+  std::atomic<int> iterations{0};
+  threads.start([&] { return ++iterations == 4; }, 200us)->join();
+  EXPECT_EQ(lateness.summary().wakeups, 3u);  // a sleep between each two iterations
+  threads.start([&] { return ++iterations == 8; }, Duration::zero())->join();
+  EXPECT_EQ(lateness.summary().wakeups, 3u);  // a yield is no timed wake-up
 }
 
 std::string slurp(const std::filesystem::path& p) {

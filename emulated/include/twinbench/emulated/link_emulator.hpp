@@ -1,14 +1,17 @@
 #pragma once
-// Moves packets between the two TUN devices of the emulated path in real time: one thread per
-// direction reads what one side's kernel sends, asks the LinkDirection when it arrives, holds it,
-// and writes it into the other side's TUN when it is due. A thread sleeps until shortly before
-// the next due time and spins the rest (`spin_us`), so packets leave within microseconds of their
-// due time on an idle core (with 1 ns timer slack the sleep ends within tens of µs, so the spin
-// is short: at 100 Mbit/s a packet is due every 120 µs, and two real-time threads spinning longer
-// would starve the client and the server of CPU); how late each one actually left is recorded and
-// reported.
+// Moves packets between the two TUN devices of the emulated path in real time: one thread, for
+// both directions, reads what each side's kernel sends, asks that direction's LinkDirection when
+// it arrives, holds it, and writes it into the other side's TUN when it is due. The thread sleeps
+// until shortly before the next due time and spins the rest (`spin_us`), so packets leave within
+// microseconds of their due time on an idle core (with 1 ns timer slack the sleep ends within tens
+// of µs). At 100 Mbit/s a packet is due every 120 µs, so during a transfer the thread spins all
+// the time; it is one real-time thread, not one per direction, so that on two cores the client
+// and the server keep the other core (two spinning real-time threads starved them for tens of
+// milliseconds). How late each packet actually left is recorded and reported.
+
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <thread>
@@ -61,27 +64,34 @@ class LinkEmulator {
   LinkEmulator(const LinkEmulator&) = delete;
   LinkEmulator& operator=(const LinkEmulator&) = delete;
 
-  // Stops both threads (packets still held are dropped) and joins them; idempotent.
+  // Stops the emulator's thread (packets still held are dropped) and joins it; idempotent.
   void stop();
   // After stop().
   const DirectionStats& uplink_stats() const { return uplink_.stats; }
   const DirectionStats& downlink_stats() const { return downlink_.stats; }
 
  private:
+  struct Held {
+    std::int64_t due_ns;
+    std::string bytes;
+  };
   struct Direction {
     int from = -1;
     int to = -1;
     LinkDirection link;
     DirectionStats stats;
-    std::thread thread;
+    std::deque<Held> held;  // due times never decrease (LinkDirection keeps order)
   };
-  void run(Direction& d);
+  void run();
+  void deliver_due(Direction& d);
+  void take_in(Direction& d, std::string& buffer);
 
   std::int64_t spin_ns_;
   bool capture_;
   std::atomic<bool> stopping_{false};
   Direction uplink_;
   Direction downlink_;
+  std::thread thread_;  // both directions: one core for the emulator, the other for the hosts
 };
 
 // CLOCK_MONOTONIC in nanoseconds: the emulator's clock.

@@ -8,12 +8,14 @@
 #include <vector>
 
 #include "twinbench/clientcore/scheduler.hpp"
+#include "twinbench/live/wakeup_lateness.hpp"
 
 namespace tb::live {
 
 class RealtimeScheduler final : public Scheduler {
  public:
-  RealtimeScheduler();
+  // Each sleep until a timed event is recorded in `lateness` (when given, it outlives this).
+  explicit RealtimeScheduler(WakeupLateness* lateness = nullptr);
 
   Time now() const override;  // steady_clock time since construction
   // Main thread only (the thread calling run_until).
@@ -41,6 +43,7 @@ class RealtimeScheduler final : public Scheduler {
   };
 
   std::chrono::steady_clock::time_point epoch_;
+  WakeupLateness* lateness_;
   std::vector<Event> events_;  // a heap ordered by Later: earliest, then first scheduled
   std::uint64_t next_seq_ = 0;
 

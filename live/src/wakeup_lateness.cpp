@@ -1,0 +1,40 @@
+#include "twinbench/live/wakeup_lateness.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tb::live {
+
+void WakeupLateness::record(std::chrono::nanoseconds late) {
+  const std::int64_t ns = std::max<std::int64_t>(0, late.count());
+  const auto bin = std::min<std::uint64_t>(static_cast<std::uint64_t>(ns / 1000), kBins - 1);
+  bins_[bin].fetch_add(1, std::memory_order_relaxed);
+  count_.fetch_add(1, std::memory_order_relaxed);
+  std::int64_t seen = max_ns_.load(std::memory_order_relaxed);
+  while (ns > seen && !max_ns_.compare_exchange_weak(seen, ns, std::memory_order_relaxed)) {
+  }
+}
+
+WakeupSummary WakeupLateness::summary() const {
+  WakeupSummary s;
+  s.wakeups = count_.load(std::memory_order_relaxed);
+  s.max_us = static_cast<double>(max_ns_.load(std::memory_order_relaxed)) / 1e3;
+  if (s.wakeups == 0) return s;
+  // The bin holding the wake-up of rank ceil(q * n), as a whole number of microseconds.
+  auto quantile = [&](double q) {
+    const auto rank =
+        std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(q * static_cast<double>(s.wakeups))));
+    std::uint64_t seen = 0;
+    for (std::size_t bin = 0; bin < kBins; ++bin) {
+      seen += bins_[bin].load(std::memory_order_relaxed);
+      // The last bin only says "at least"; the maximum bounds it (never an understatement).
+      if (seen >= rank) return bin + 1 < kBins ? std::min(static_cast<double>(bin), s.max_us) : s.max_us;
+    }
+    return s.max_us;
+  };
+  s.p50_us = quantile(0.5);
+  s.p99_us = quantile(0.99);
+  return s;
+}
+
+}  // namespace tb::live
