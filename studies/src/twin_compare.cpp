@@ -234,10 +234,14 @@ std::string point_text(const GridPoint& p, const std::string& name,
   const auto ok = std::count_if(point_cells.begin(), point_cells.end(),
                                 [](const TwinCell& c) { return c.within(); });
   const auto& path = run.emulated();
-  return fmt::format(
-      "{}: {}/{} cells within; packet lateness p99 {:.0f} us, client wake-ups p99 {:.0f} us{}",
-      p.key.empty() ? name : p.key, ok, point_cells.size(), path.lateness_p99_us(),
-      run.host_timing().p99_us(), path.valid() ? "" : " (INVALID)");
+  const auto& host = run.host_timing();
+  // Runs recorded before 2026-12-07 have no wake-ups recorded.
+  const std::string wakeups = host.wakeups() > 0
+                                  ? fmt::format("client wake-ups p99 {:.0f} us", host.p99_us())
+                                  : std::string("client wake-ups not recorded");
+  return fmt::format("{}: {}/{} cells within; packet lateness p99 {:.0f} us, {}{}",
+                     p.key.empty() ? name : p.key, ok, point_cells.size(), path.lateness_p99_us(),
+                     wakeups, path.valid() ? "" : " (INVALID)");
 }
 
 std::filesystem::path point_dir(const GridPoint& p) {
