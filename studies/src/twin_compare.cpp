@@ -111,7 +111,7 @@ std::string twin_markdown(const std::vector<TwinCell>& cells, const std::string&
   out += invalid
              ? fmt::format("; {} cells from runs whose path timing was invalid (marked).\n\n",
                            invalid)
-             : "; the path kept its timing (packets and client wake-ups) in every run.\n\n";
+             : "; no run was marked invalid for its timing (docs/live-path.md, Validity).\n\n";
   out +=
       "Simulated (ns-3) and emulated (real kernel TCP) medians, q1..q3 in brackets, in ms; the "
       "difference is "
