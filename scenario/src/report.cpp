@@ -228,6 +228,13 @@ std::string results_markdown(const twinbench::ResultSet& results) {
       run.keep_alive() ? "on" : "off", run.seed(), twinbench::EngineProfile_Name(sc.engine()),
       sc.download_chunk_size(), sc.runs(), sc.warmups(),
       run.twinbench_version().empty() ? "" : ", twinbench " + run.twinbench_version());
+  if (run.host_timing().wakeups() > 0) {  // live and emulated runs: what the machine added
+    const auto& t = run.host_timing();
+    out += fmt::format(
+        "Client wake-ups: {} timed sleeps ended late by p50 {:.0f} us, p99 {:.0f} us, max {:.0f} "
+        "us (the model assumes on time; docs/live-path.md).\n\n",
+        t.wakeups(), t.p50_us(), t.p99_us(), t.max_us());
+  }
   out += "Times are in milliseconds; medians of the measured runs (warmups not counted).\n";
 
   const std::vector<Cell> cells = collect_cells(results);

@@ -109,6 +109,19 @@ TEST(ResultsMarkdown, FrameRateSweep) {
   EXPECT_THAT(md, Not(HasSubstr("999")));  // warmups
 }
 
+TEST(ResultsMarkdown, StatesTheClientsWakeupLatenessOnlyWhereTheRunMeasuredIt) {
+  auto r = latency_results();
+  EXPECT_THAT(tb::scenario::results_markdown(r), Not(HasSubstr("wake-ups")));  // simulated
+  auto& timing = *r.mutable_run()->mutable_host_timing();
+  timing.set_wakeups(1200);
+  timing.set_p50_us(31);
+  timing.set_p99_us(140);
+  timing.set_max_us(2765.9);
+  EXPECT_THAT(tb::scenario::results_markdown(r),
+              HasSubstr("Client wake-ups: 1200 timed sleeps ended late by p50 31 us, p99 140 us, "
+                        "max 2766 us"));
+}
+
 TEST(ResultsMarkdown, BodySizeRowsAndScenarioColumnOrder) {
   twinbench::ResultSet r;
   r.mutable_scenario()->set_name("dl");
