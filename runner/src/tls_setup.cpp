@@ -56,8 +56,8 @@ server::CertProfile cert_profile(const twinbench::Scenario& scenario,
   return profile;
 }
 
-TlsSetup make_tls_setup(const twinbench::Scenario& scenario,
-                        std::vector<std::string> server_names) {
+TlsSetup make_tls_setup(const twinbench::Scenario& scenario, std::vector<std::string> server_names,
+                        ServerTiming timing) {
   const twinbench::Tls t = with_defaults(scenario);
   const server::Credentials credentials =
       server::make_credentials(cert_profile(scenario, std::move(server_names)));
@@ -72,6 +72,7 @@ TlsSetup make_tls_setup(const twinbench::Scenario& scenario,
   server_config.max_version = server_version(t.max_version());
   server_config.resumption = t.resumption();
   if (t.has_server_tickets()) server_config.tickets = t.server_tickets();
+  server_config.rsa_blinding = timing == ServerTiming::kObservable;
 
   TlsSetup setup;
   setup.server = std::make_shared<const server::TlsServerContext>(server_config);

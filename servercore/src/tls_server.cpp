@@ -1,5 +1,7 @@
 #include "twinbench/servercore/tls_server.hpp"
 
+#include "twinbench/servercore/unblinded_key.hpp"
+
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
@@ -112,7 +114,9 @@ TlsServerContext::TlsServerContext(const TlsServerConfig& config)
   if (!leaf_ok) fail("TLS server certificate");
   // A copy of the decoded key for this context alone: what its first private-key operation
   // caches (RSA blinding, which draws random bytes) stays with it, as with a freshly read key.
-  EVP_PKEY* key = decoded->key ? EVP_PKEY_dup(decoded->key) : nullptr;
+  EVP_PKEY* key = !decoded->key          ? nullptr
+                  : config.rsa_blinding ? EVP_PKEY_dup(decoded->key)
+                                        : unblinded_copy(decoded->key);
   const bool key_ok =
       key && SSL_CTX_use_PrivateKey(ctx_, key) == 1 && SSL_CTX_check_private_key(ctx_) == 1;
   EVP_PKEY_free(key);

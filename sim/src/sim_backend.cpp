@@ -55,7 +55,7 @@ std::vector<std::string> simulated_server_names(const twinbench::Scenario& s) {
 
 std::optional<runner::TlsSetup> simulated_tls(const twinbench::Scenario& s) {
   if (!runner::uses_tls(s)) return std::nullopt;
-  return runner::make_tls_setup(s, simulated_server_names(s));
+  return runner::make_tls_setup(s, simulated_server_names(s), runner::ServerTiming::kSimulated);
 }
 
 sim::SimTls sim_tls(const std::optional<runner::TlsSetup>& tls) {

@@ -30,6 +30,10 @@ TlsClientConfig client_tls_config(const twinbench::Scenario& scenario, std::stri
 server::CertProfile cert_profile(const twinbench::Scenario& scenario,
                                  std::vector<std::string> server_names);
 // The server and client sides, with the credentials of cert_profile (made once per process).
-TlsSetup make_tls_setup(const twinbench::Scenario& scenario, std::vector<std::string> server_names);
+// `timing`: whether the server's timing can be observed from outside (real sockets); a
+// simulated server's is not, and its RSA operations skip blinding (TlsServerConfig).
+enum class ServerTiming { kObservable, kSimulated };
+TlsSetup make_tls_setup(const twinbench::Scenario& scenario, std::vector<std::string> server_names,
+                        ServerTiming timing = ServerTiming::kObservable);
 
 }  // namespace tb::runner
