@@ -144,8 +144,7 @@ void LinkEmulator::run() {
     const std::int64_t now = monotonic_ns();
     std::int64_t sleep_ns = 10'000'000;  // wake up now and then to see stop()
     for (const Direction* d : {&uplink_, &downlink_}) {
-      if (!d->held.empty())
-        sleep_ns = std::min(sleep_ns, d->held.front().due_ns - now - spin_ns_);
+      if (!d->held.empty()) sleep_ns = std::min(sleep_ns, d->held.front().due_ns - now - spin_ns_);
     }
     if (sleep_ns <= 0) continue;
     pollfd p[2] = {{uplink_.from, POLLIN, 0}, {downlink_.from, POLLIN, 0}};

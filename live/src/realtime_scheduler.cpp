@@ -57,7 +57,8 @@ bool RealtimeScheduler::run_until(const std::function<bool()>& done, Duration ti
     if (wake_at <= t) continue;
     std::unique_lock lock(posted_mutex_);
     // Sleeps until the next deadline unless another thread posts work first.
-    const bool woken_by_post = wake_.wait_until(lock, epoch_ + wake_at, [this] { return !posted_.empty(); });
+    const bool woken_by_post =
+        wake_.wait_until(lock, epoch_ + wake_at, [this] { return !posted_.empty(); });
     if (!woken_by_post && lateness_ != nullptr && wake_at < deadline)  // woke for a timed event
       lateness_->record(now() - wake_at);
   }

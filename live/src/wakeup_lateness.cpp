@@ -22,13 +22,14 @@ WakeupSummary WakeupLateness::summary() const {
   if (s.wakeups == 0) return s;
   // The bin holding the wake-up of rank ceil(q * n), as a whole number of microseconds.
   auto quantile = [&](double q) {
-    const auto rank =
-        std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(q * static_cast<double>(s.wakeups))));
+    const auto rank = std::max<std::uint64_t>(
+        1, static_cast<std::uint64_t>(std::ceil(q * static_cast<double>(s.wakeups))));
     std::uint64_t seen = 0;
     for (std::size_t bin = 0; bin < kBins; ++bin) {
       seen += bins_[bin].load(std::memory_order_relaxed);
       // The last bin only says "at least"; the maximum bounds it (never an understatement).
-      if (seen >= rank) return bin + 1 < kBins ? std::min(static_cast<double>(bin), s.max_us) : s.max_us;
+      if (seen >= rank)
+        return bin + 1 < kBins ? std::min(static_cast<double>(bin), s.max_us) : s.max_us;
     }
     return s.max_us;
   };

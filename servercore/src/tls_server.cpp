@@ -114,7 +114,7 @@ TlsServerContext::TlsServerContext(const TlsServerConfig& config)
   if (!leaf_ok) fail("TLS server certificate");
   // A copy of the decoded key for this context alone: what its first private-key operation
   // caches (RSA blinding, which draws random bytes) stays with it, as with a freshly read key.
-  EVP_PKEY* key = !decoded->key          ? nullptr
+  EVP_PKEY* key = !decoded->key         ? nullptr
                   : config.rsa_blinding ? EVP_PKEY_dup(decoded->key)
                                         : unblinded_copy(decoded->key);
   const bool key_ok =

@@ -108,10 +108,9 @@ std::string twin_markdown(const std::vector<TwinCell>& cells, const std::string&
                      cells.empty()
                          ? 0.0
                          : 100.0 * static_cast<double>(within) / static_cast<double>(cells.size()));
-  out += invalid
-             ? fmt::format("; {} cells from runs whose path timing was invalid (marked).\n\n",
-                           invalid)
-             : "; no run was marked invalid for its timing (docs/live-path.md, Validity).\n\n";
+  out += invalid ? fmt::format("; {} cells from runs whose path timing was invalid (marked).\n\n",
+                               invalid)
+                 : "; no run was marked invalid for its timing (docs/live-path.md, Validity).\n\n";
   out +=
       "Simulated (ns-3) and emulated (real kernel TCP) medians, q1..q3 in brackets, in ms; the "
       "difference is "
@@ -229,8 +228,7 @@ struct CompareOutcome {
 };
 
 std::string point_text(const GridPoint& p, const std::string& name,
-                       const std::vector<TwinCell>& point_cells,
-                       const twinbench::RunInfo& run) {
+                       const std::vector<TwinCell>& point_cells, const twinbench::RunInfo& run) {
   const auto ok = std::count_if(point_cells.begin(), point_cells.end(),
                                 [](const TwinCell& c) { return c.within(); });
   const auto& path = run.emulated();
@@ -280,8 +278,7 @@ twinbench::ResultSet recorded_emulated_run(const std::string& from, const GridPo
 std::vector<twinbench::ResultSet> recorded_emulated_runs(const TwinCompareArgs& a,
                                                          const CompareInput& in) {
   std::vector<twinbench::ResultSet> runs;
-  for (const auto& p : in.points)
-    runs.push_back(recorded_emulated_run(a.emulated_from, p, a.seed));
+  for (const auto& p : in.points) runs.push_back(recorded_emulated_run(a.emulated_from, p, a.seed));
   return runs;
 }
 
@@ -313,7 +310,8 @@ CompareOutcome run_both_twins(const TwinCompareArgs& a, const CompareInput& in,
     const auto dir = out / point_dir(p);
     scenario::write_results(simulated[i], dir / "sim");
     scenario::write_results(emulated_run, dir / "emulated");
-    progress.update(i + 1, in.points.size(), point_text(p, in.base.name(), point_cells, emulated_run.run()));
+    progress.update(i + 1, in.points.size(),
+                    point_text(p, in.base.name(), point_cells, emulated_run.run()));
   }
   return o;
 }

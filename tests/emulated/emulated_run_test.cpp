@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -13,6 +14,8 @@
 #include <optional>
 #include <set>
 #include <thread>
+
+#include <gmock/gmock.h>
 
 #include "twinbench/emulated/emulated_run.hpp"
 #include "path_fixture.hpp"
@@ -84,6 +87,42 @@ TEST(EmulatedRun, FrameGatingAt40MsGivesTheSimulatedFrameCounts) {
   // Most cells agree exactly; a cell may sit on a frame boundary, where a fraction of a
   // millisecond of kernel or scheduling time moves it by one.
   EXPECT_GE(equal, static_cast<int>(simulated.size()) * 3 / 4);
+}
+
+TEST(EmulatedRun, AClientStarvedOfCpuMakesTheRunInvalid) {
+  TB_REQUIRE_EMULATED_PATH();
+  auto s = scenario::parse_scenario(R"(
+      name: "starved"
+      variants { name: "c3_coop" client: C3HTTP }
+      variants { name: "c3_thr" client: C3HTTP threaded: true }
+      frame_caps: [60]
+      body_bytes: [10240]
+      runs: 5
+      warmups: 1
+      network {
+        link { client_to_server_delay_ms: 20 server_to_client_delay_ms: 20 downlink_mbps: 100 uplink_mbps: 100 }
+      }
+  )",
+                                    "starved");
+  // Busy threads of this process, at the client's own priority, twice as many as the cores: the
+  // emulator's real-time thread keeps its timing, the client's threads wake late.
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> hogs;
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  for (unsigned i = 0; i < 2 * std::max(1u, std::thread::hardware_concurrency()); ++i)
+    hogs.emplace_back([&] {
+      while (!stop.load(std::memory_order_relaxed) && std::chrono::steady_clock::now() < give_up) {
+      }
+    });
+  const auto results = emulated::run_emulated(s, runner::RunOptions{});
+  stop = true;
+  for (auto& h : hogs) h.join();
+  const auto& path = results.run().emulated();
+  const auto& timing = results.run().host_timing();
+  EXPECT_GT(timing.p99_us(), path.lateness_limit_us());
+  EXPECT_FALSE(path.valid());
+  EXPECT_THAT(path.invalid_reason(),
+              ::testing::HasSubstr("wake-up lateness of the client's threads"));
 }
 
 std::map<std::uint64_t, double> median_times(const twinbench::ResultSet& results) {

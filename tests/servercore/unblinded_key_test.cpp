@@ -36,26 +36,25 @@ Key read_key(KeyType type) {
 // verifies the signature with `verifier`.
 bool signs_for(EVP_PKEY* signer, EVP_PKEY* verifier, int padding) {
   const std::string message = "twinbench handshake transcript";
-  const EVP_MD* md = padding == 0 && EVP_PKEY_get_base_id(signer) == EVP_PKEY_ED25519
-                         ? nullptr
-                         : EVP_sha256();
+  const EVP_MD* md =
+      padding == 0 && EVP_PKEY_get_base_id(signer) == EVP_PKEY_ED25519 ? nullptr : EVP_sha256();
   std::vector<unsigned char> signature(EVP_PKEY_get_size(signer));
   std::size_t length = signature.size();
   EVP_MD_CTX* sign = EVP_MD_CTX_new();
   EVP_PKEY_CTX* sign_key = nullptr;
-  bool ok = EVP_DigestSignInit(sign, &sign_key, md, nullptr, signer) == 1 &&
-            (padding == 0 || EVP_PKEY_CTX_set_rsa_padding(sign_key, padding) == 1) &&
-            EVP_DigestSign(sign, signature.data(), &length,
-                           reinterpret_cast<const unsigned char*>(message.data()),
-                           message.size()) == 1;
+  bool ok =
+      EVP_DigestSignInit(sign, &sign_key, md, nullptr, signer) == 1 &&
+      (padding == 0 || EVP_PKEY_CTX_set_rsa_padding(sign_key, padding) == 1) &&
+      EVP_DigestSign(sign, signature.data(), &length,
+                     reinterpret_cast<const unsigned char*>(message.data()), message.size()) == 1;
   EVP_MD_CTX_free(sign);
   EVP_MD_CTX* verify = EVP_MD_CTX_new();
   EVP_PKEY_CTX* verify_key = nullptr;
-  ok = ok && EVP_DigestVerifyInit(verify, &verify_key, md, nullptr, verifier) == 1 &&
-       (padding == 0 || EVP_PKEY_CTX_set_rsa_padding(verify_key, padding) == 1) &&
-       EVP_DigestVerify(verify, signature.data(), length,
-                        reinterpret_cast<const unsigned char*>(message.data()),
-                        message.size()) == 1;
+  ok =
+      ok && EVP_DigestVerifyInit(verify, &verify_key, md, nullptr, verifier) == 1 &&
+      (padding == 0 || EVP_PKEY_CTX_set_rsa_padding(verify_key, padding) == 1) &&
+      EVP_DigestVerify(verify, signature.data(), length,
+                       reinterpret_cast<const unsigned char*>(message.data()), message.size()) == 1;
   EVP_MD_CTX_free(verify);
   return ok;
 }
