@@ -157,8 +157,16 @@ void simulate_bulk_send(const BenchPath& path, std::uint64_t bytes) {
   sender.SetAttribute("MaxBytes", ns3::UintegerValue(bytes));
   sender.Install(network.server_node());
   auto app = ns3::DynamicCast<ns3::PacketSink>(sink_apps.Get(0));
+  // Stopped by the sink when the last byte arrives, as twinbench's runs stop when their script
+  // goes idle: neither pays for a poll.
+  app->TraceConnectWithoutContext(
+      "Rx", ns3::MakeCallback(+[](ns3::PacketSink* sink, std::uint64_t bytes,
+                                  ns3::Ptr<const ns3::Packet>, const ns3::Address&) {
+              if (sink->GetTotalRx() >= bytes) ns3::Simulator::Stop();
+            }).Bind(ns3::PeekPointer(app), bytes));
   tb::sim::NsScheduler scheduler;
-  if (!scheduler.run_until([&] { return app->GetTotalRx() >= bytes; }, std::chrono::seconds(600))) {
+  if (!scheduler.run_until([&] { return app->GetTotalRx() >= bytes; }, std::chrono::seconds(600),
+                           tb::Duration::zero())) {
     std::fprintf(stderr, "BulkSend did not finish\n");
     std::exit(1);
   }

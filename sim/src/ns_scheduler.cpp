@@ -50,7 +50,8 @@ bool NsScheduler::run_until(const std::function<bool()>& done, tb::Duration time
     check_done();
     poller = ns3::Simulator::Schedule(ns3::NanoSeconds(poll.count()), poll_once);
   };
-  poller = ns3::Simulator::Schedule(ns3::NanoSeconds(poll.count()), poll_once);
+  if (poll > tb::Duration::zero())
+    poller = ns3::Simulator::Schedule(ns3::NanoSeconds(poll.count()), poll_once);
   ns3::Simulator::Run();
   ns3::Simulator::Cancel(deadline);
   ns3::Simulator::Cancel(poller);

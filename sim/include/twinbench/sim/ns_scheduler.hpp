@@ -30,9 +30,10 @@ class NsScheduler : public tb::Scheduler {
   void schedule_at(Time at, std::function<void()> fn) override;
 
   // Runs the simulation until done() holds or simulated time reaches now + timeout; returns done().
-  // done() is checked after every event of this scheduler and every `poll` of simulated time (for
-  // conditions that only network events change), so the simulation may run up to `poll` past the
-  // moment a network-only condition became true.
+  // done() is checked after every event of this scheduler and, unless `poll` is zero, every `poll`
+  // of simulated time (for conditions that only network events change), so the simulation may run
+  // up to `poll` past the moment a network-only condition became true. Zero: done() changes only
+  // in this scheduler's events, or the caller stops the simulator itself when it holds.
   bool run_until(const std::function<bool()>& done, tb::Duration timeout,
                  tb::Duration poll = std::chrono::milliseconds(1));
 
