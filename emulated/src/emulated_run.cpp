@@ -108,19 +108,28 @@ void record_path(const twinbench::Scenario& scenario, const emulated::PathConfig
   const double limit = lateness_limit_us(scenario, config.link);
   info.set_lateness_limit_us(limit);
   // Both the link and the hosts must keep the timing the model assumes: packets leave when due,
-  // and the client's threads wake when they asked to (run.host_timing).
+  // and the client's threads wake when they asked to (run.host_timing). A quiet 2-core VM's
+  // client threads wake 0.12-0.18 ms late at p99 (the 12 points of results/compare), a busy
+  // one's several ms (3.6-8.7 with two busy loops beside it), so the wake-ups' limit is at least
+  // kQuietWakeupUs: 2 % of a 120 fps frame alone would fail a quiet machine.
+  constexpr double kQuietWakeupUs = 500;
+  const double wakeup_limit = limit > 0 ? std::max(limit, kQuietWakeupUs) : 0;
+  info.set_wakeup_limit_us(wakeup_limit);
   std::vector<std::string> late;
   if (limit > 0 && report.lateness.p99_us > limit)
-    late.push_back(fmt::format("p99 packet lateness {:.0f} us", report.lateness.p99_us));
-  if (limit > 0 && run.host_timing().p99_us() > limit)
-    late.push_back(fmt::format("p99 wake-up lateness of the client's threads {:.0f} us",
-                               run.host_timing().p99_us()));
+    late.push_back(
+        fmt::format("p99 packet lateness {:.0f} us exceeds {:.0f} us (2 % of the RTT or "
+                    "frame)",
+                    report.lateness.p99_us, limit));
+  if (wakeup_limit > 0 && run.host_timing().p99_us() > wakeup_limit)
+    late.push_back(
+        fmt::format("p99 wake-up lateness of the client's threads {:.0f} us exceeds "
+                    "{:.0f} us",
+                    run.host_timing().p99_us(), wakeup_limit));
   info.set_valid(late.empty());
   if (!info.valid())
-    info.set_invalid_reason(fmt::format(
-        "{} exceeds {:.0f} us (2 % of the RTT or frame): the machine was too busy to keep the "
-        "path's timing",
-        fmt::join(late, " and "), limit));
+    info.set_invalid_reason(fmt::format("{}: the machine was too busy to keep the path's timing",
+                                        fmt::join(late, "; ")));
 }
 
 // The live server inside the server's namespace, and the client's URL and TLS to reach it.

@@ -9,7 +9,6 @@ void WakeupLateness::record(std::chrono::nanoseconds late) {
   const std::int64_t ns = std::max<std::int64_t>(0, late.count());
   const auto bin = std::min<std::uint64_t>(static_cast<std::uint64_t>(ns / 1000), kBins - 1);
   bins_[bin].fetch_add(1, std::memory_order_relaxed);
-  count_.fetch_add(1, std::memory_order_relaxed);
   std::int64_t seen = max_ns_.load(std::memory_order_relaxed);
   while (ns > seen && !max_ns_.compare_exchange_weak(seen, ns, std::memory_order_relaxed)) {
   }
@@ -17,7 +16,7 @@ void WakeupLateness::record(std::chrono::nanoseconds late) {
 
 WakeupSummary WakeupLateness::summary() const {
   WakeupSummary s;
-  s.wakeups = count_.load(std::memory_order_relaxed);
+  for (const auto& bin : bins_) s.wakeups += bin.load(std::memory_order_relaxed);
   s.max_us = static_cast<double>(max_ns_.load(std::memory_order_relaxed)) / 1e3;
   if (s.wakeups == 0) return s;
   // The bin holding the wake-up of rank ceil(q * n), as a whole number of microseconds.

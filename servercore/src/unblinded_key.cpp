@@ -23,8 +23,8 @@ const RSA_METHOD* legacy_method() {
 }  // namespace
 
 EVP_PKEY* unblinded_copy(EVP_PKEY* key) {
-  if (key == nullptr || EVP_PKEY_get_base_id(key) != EVP_PKEY_RSA || legacy_method() == nullptr)
-    return key == nullptr ? nullptr : EVP_PKEY_dup(key);
+  if (key == nullptr || legacy_method() == nullptr) return nullptr;
+  if (EVP_PKEY_get_base_id(key) != EVP_PKEY_RSA) return EVP_PKEY_dup(key);
   const RSA* cached = EVP_PKEY_get0_RSA(key);  // the key's legacy view, owned by it
   RSA* rsa = cached ? RSAPrivateKey_dup(cached) : nullptr;
   EVP_PKEY* copy = rsa ? EVP_PKEY_new() : nullptr;

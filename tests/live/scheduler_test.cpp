@@ -161,11 +161,17 @@ TEST(RealtimeScheduler, RecordsItsWakeupsForTimedEventsButNotForPostedWork) {
   WakeupLateness lateness;
   RealtimeScheduler s(&lateness);
   int ran = 0;
-  s.schedule_in(2ms, [&] { ++ran; });
-  s.schedule_in(4ms, [&] { ++ran; });
+  // The second event is scheduled by the first, so it is always a sleep of its own, however late
+  // the first wake-up came.
+  s.schedule_in(2ms, [&] {
+    ++ran;
+    s.schedule_in(2ms, [&] { ++ran; });
+  });
   ASSERT_TRUE(s.run_until([&] { return ran == 2; }, 10s));
   EXPECT_EQ(lateness.summary().wakeups, 2u);  // it slept twice, once for each
-  s.schedule_in(1h, [] {});
+  // A timed event due before the run's timeout: only the post, not the deadline, stops it from
+  // counting as a timed wake-up.
+  s.schedule_in(5s, [] {});
   std::thread poster([&] {
     std::this_thread::sleep_for(10ms);
     s.post([&] { ++ran; });

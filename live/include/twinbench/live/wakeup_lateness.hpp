@@ -18,9 +18,11 @@ struct WakeupSummary {
   double max_us = 0;
 };
 
-// Lock-free: any thread records, at a rate of a busy worker's 1 us sleeps. Lateness is kept in
-// 1 us bins, so quantiles are whole microseconds (rounded down) up to 0.1 s; a quantile beyond
-// that is given as the maximum, which is exact.
+// Lock-free: any thread records, as often as a worker that sleeps 1 us between iterations
+// (HTTPRequest's) wakes. Lateness is kept in 1 us bins, so quantiles are whole microseconds
+// (rounded down) up to 0.1 s; a quantile beyond that is given as the maximum (exact itself), an
+// upper bound. summary() is exact once recording has stopped; while threads record, it is a
+// snapshot of the bins.
 class WakeupLateness {
  public:
   static constexpr std::size_t kBins = 100'000;  // 0.1 s
@@ -31,7 +33,6 @@ class WakeupLateness {
  private:
   std::array<std::atomic<std::uint64_t>, kBins> bins_{};
   std::atomic<std::int64_t> max_ns_{0};
-  std::atomic<std::uint64_t> count_{0};
 };
 
 }  // namespace tb::live
