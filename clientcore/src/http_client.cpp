@@ -90,7 +90,6 @@ void HttpClient::close() {
   resolving_ = false;
   parser_.reset();
   input_.clear();
-  input_begin_ = 0;
   input_eof_ = false;
   request_buffer_.clear();
   request_sent_ = 0;
@@ -153,11 +152,8 @@ bool HttpClient::request(const std::string& method, const std::string& target,
 }
 
 bool HttpClient::fill_input() {
-  if (input_begin_ == input_.size()) input_.clear(), input_begin_ = 0;
-  if (!read_buffer_) read_buffer_ = std::make_unique_for_overwrite<std::byte[]>(kInputSlice);
-  ReadResult r = transport_->read_some(std::span(read_buffer_.get(), kInputSlice));
-  if (r.kind == ReadResult::Kind::kData)
-    input_.insert(input_.end(), read_buffer_.get(), read_buffer_.get() + r.bytes);
+  const ReadResult r = transport_->read_some(input_.prepare(kInputSlice));
+  if (r.kind == ReadResult::Kind::kData) input_.commit(r.bytes);
   if (r.kind == ReadResult::Kind::kEof) input_eof_ = true;
   if (r.kind == ReadResult::Kind::kError) {
     fail(HttpStatus::kConnectionError, "transport error: " + transport_->error());
@@ -220,20 +216,16 @@ void HttpClient::poll_requesting() {
   }
   auto& p = parser_->p;
   while (!p.is_header_done()) {
-    if (input_begin_ == input_.size() && !fill_input()) {
+    if (input_.empty() && !fill_input()) {
       if (status_ != HttpStatus::kRequesting) return;  // transport error
       if (input_eof_)
         fail(HttpStatus::kConnectionError, "connection closed before the response head");
       return;
     }
     boost::beast::error_code ec;
-    const std::size_t used =
-        p.put(boost::asio::buffer(input_.data() + input_begin_, input_.size() - input_begin_), ec);
-    input_begin_ += used;
+    input_.consume(p.put(boost::asio::buffer(input_.data().data(), input_.size()), ec));
     if (ec == http::error::need_more) {
-      // Beast needs the unconsumed bytes again together with more; keep them at the front.
-      input_.erase(input_.begin(), input_.begin() + static_cast<std::ptrdiff_t>(input_begin_));
-      input_begin_ = 0;
+      // Beast needs the unconsumed bytes again together with more: they stay in input_.
       if (input_.size() > options_.max_response_head) {
         fail(HttpStatus::kConnectionError, "response head larger than the limit");
         return;
@@ -268,7 +260,8 @@ std::vector<std::byte> HttpClient::read_response_body_chunk() {
   if (status_ != HttpStatus::kBody) return out;
   auto& p = parser_->p;
   const bool chunked = p.chunked();
-  out.resize(chunked ? 0 : options_.read_chunk_size);
+  // Filled as bytes arrive: resizing it to the whole chunk up front would zero 64 KiB per call.
+  if (!chunked) out.reserve(options_.read_chunk_size);
   std::size_t produced = 0;
 
   auto body_finished = [&] {
@@ -277,8 +270,8 @@ std::vector<std::byte> HttpClient::read_response_body_chunk() {
   };
   while (!p.is_done()) {
     if (chunked && !parser_->complete.empty()) break;
-    if (!chunked && produced == out.size()) break;
-    if (input_begin_ == input_.size()) {
+    if (!chunked && produced == options_.read_chunk_size) break;
+    if (input_.empty()) {
       if (!fill_input()) {
         if (status_ != HttpStatus::kBody) return {};
         if (!input_eof_) break;  // nothing more right now
@@ -292,18 +285,16 @@ std::vector<std::byte> HttpClient::read_response_body_chunk() {
       }
     }
     if (!chunked) {
+      // Room for at most what the input holds: only bytes about to be overwritten get zeroed.
+      out.resize(produced + std::min(options_.read_chunk_size - produced, input_.size()));
       p.get().body().data = out.data() + produced;
       p.get().body().size = out.size() - produced;
     }
     boost::beast::error_code ec;
-    const std::size_t used =
-        p.put(boost::asio::buffer(input_.data() + input_begin_, input_.size() - input_begin_), ec);
-    input_begin_ += used;
+    input_.consume(p.put(boost::asio::buffer(input_.data().data(), input_.size()), ec));
     if (!chunked) produced = out.size() - p.get().body().size;
     if (ec == http::error::need_buffer) continue;  // our chunk is full
-    if (ec == http::error::need_more) {
-      input_.erase(input_.begin(), input_.begin() + static_cast<std::ptrdiff_t>(input_begin_));
-      input_begin_ = 0;
+    if (ec == http::error::need_more) {            // the unconsumed bytes stay in input_
       if (!fill_input()) {
         if (status_ != HttpStatus::kBody) return {};
         if (input_eof_ && !parser_->read_until_eof) {

@@ -1,5 +1,7 @@
 #include "twinbench/clientcore/tls_client.hpp"
 
+#include "twinbench/memio/queue_bio.hpp"
+
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
@@ -136,18 +138,15 @@ TlsClientTransport::TlsClientTransport(std::unique_ptr<Transport> inner,
 
 TlsClientTransport::~TlsClientTransport() {
   close();
-  SSL_free(ssl_);  // frees both BIOs
+  SSL_free(ssl_);  // frees both BIOs (the queues they write to and read from go after it)
 }
 
 void TlsClientTransport::connect(const Endpoint& to) {
   if (phase_ != Phase::kIdle) return fail_handshake("connect() called twice");
   session_key_ = host_ + ":" + std::to_string(to.port);
   ssl_ = SSL_new(context_->native());
-  in_ = BIO_new(BIO_s_mem());
-  out_ = BIO_new(BIO_s_mem());
-  if (!ssl_ || !in_ || !out_) throw std::runtime_error("TLS client: out of memory");
-  BIO_set_mem_eof_return(in_, -1);  // an empty input BIO means "wait", not end of stream
-  SSL_set_bio(ssl_, in_, out_);
+  if (!ssl_) throw std::runtime_error("TLS client: out of memory");
+  SSL_set_bio(ssl_, memio::make_queue_bio(incoming_), memio::make_queue_bio(outgoing_));
   SSL_set_connect_state(ssl_);
   SSL_set_app_data(ssl_, &session_key_);
   if (is_ip_literal(host_)) {
@@ -191,7 +190,7 @@ TransportStatus TlsClientTransport::status() {
       const auto s = inner_->status();
       if (s == TransportStatus::kError) return s;
       // Bytes already taken from the inner stream may still hold plaintext.
-      if (SSL_pending(ssl_) > 0 || BIO_ctrl_pending(in_) > 0) return TransportStatus::kConnected;
+      if (SSL_pending(ssl_) > 0 || !incoming_.empty()) return TransportStatus::kConnected;
       return tls_eof_ ? TransportStatus::kClosed : s;
     }
     case Phase::kFailed:
@@ -223,10 +222,10 @@ void TlsClientTransport::step_handshake() {
 
 bool TlsClientTransport::pull() {
   if (inner_eof_ || inner_error_) return false;
-  std::array<std::byte, kCipherSlice> buf;
-  const ReadResult r = inner_->read_some(buf);
+  // Read straight into the queue OpenSSL reads from: no copy in between.
+  const ReadResult r = inner_->read_some(incoming_.prepare(kCipherSlice));
   if (r.kind == ReadResult::Kind::kData) {
-    BIO_write(in_, buf.data(), static_cast<int>(r.bytes));
+    incoming_.commit(r.bytes);
     return true;
   }
   if (r.kind == ReadResult::Kind::kEof) inner_eof_ = true;
@@ -235,14 +234,8 @@ bool TlsClientTransport::pull() {
 }
 
 void TlsClientTransport::flush() {
-  if (const std::size_t n = BIO_ctrl_pending(out_)) {
-    const std::size_t old = outgoing_.size();
-    outgoing_.resize(old + n);
-    BIO_read(out_, outgoing_.data() + old, static_cast<int>(n));
-  }
   if (outgoing_.empty()) return;
-  const std::size_t taken = inner_->write_some(std::as_bytes(std::span(outgoing_)));
-  outgoing_.erase(0, taken);
+  outgoing_.consume(inner_->write_some(outgoing_.data()));
 }
 
 void TlsClientTransport::fail_handshake(std::string why) {

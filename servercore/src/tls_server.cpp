@@ -1,5 +1,7 @@
 #include "twinbench/servercore/tls_server.hpp"
 
+#include "twinbench/memio/queue_bio.hpp"
+
 #include "twinbench/servercore/unblinded_key.hpp"
 
 #include <openssl/err.h>
@@ -133,10 +135,10 @@ TlsServerContext::~TlsServerContext() { SSL_CTX_free(ctx_); }
 struct TlsServerConnection::Impl {
   std::shared_ptr<const TlsServerContext> context;
   ServerConnection inner;
-  SSL* ssl;
-  BIO* in;                         // ciphertext received, read by OpenSSL
-  BIO* out;                        // ciphertext OpenSSL produced, not yet handed out
-  std::vector<std::byte> pending;  // the current write (valid until write_done)
+  memio::ByteQueue in;       // ciphertext received, read by OpenSSL
+  memio::ByteQueue out;      // ciphertext OpenSSL produced, not yet handed out
+  memio::ByteQueue pending;  // the current write (valid until write_done)
+  SSL* ssl;                  // its BIOs are over `in` and `out`
   bool failed = false;
   bool received = false;  // any ciphertext yet
   bool peer_closed = false;
@@ -144,14 +146,9 @@ struct TlsServerConnection::Impl {
   std::string error;
 
   Impl(std::shared_ptr<const TlsServerContext> ctx, ServerConfig config)
-      : context(std::move(ctx)),
-        inner(config),
-        ssl(SSL_new(context->native())),
-        in(BIO_new(BIO_s_mem())),
-        out(BIO_new(BIO_s_mem())) {
-    if (!ssl || !in || !out) throw std::runtime_error("TLS server connection: out of memory");
-    BIO_set_mem_eof_return(in, -1);  // an empty input BIO means "wait", not end of stream
-    SSL_set_bio(ssl, in, out);
+      : context(std::move(ctx)), inner(config), ssl(SSL_new(context->native())) {
+    if (!ssl) throw std::runtime_error("TLS server connection: out of memory");
+    SSL_set_bio(ssl, memio::make_queue_bio(in), memio::make_queue_bio(out));
     SSL_set_accept_state(ssl);
   }
   ~Impl() { SSL_free(ssl); }
@@ -166,7 +163,7 @@ struct TlsServerConnection::Impl {
   void receive(std::span<const std::byte> data) {
     if (failed) return;
     received = received || !data.empty();
-    BIO_write(in, data.data(), static_cast<int>(data.size()));
+    in.append(data);
     if (!established()) {
       ERR_clear_error();
       const int r = SSL_do_handshake(ssl);
@@ -197,7 +194,7 @@ struct TlsServerConnection::Impl {
   bool closing() const { return failed || (peer_closed && !established()) || inner.should_close(); }
 
   std::span<const std::byte> next() {
-    if (!pending.empty()) return pending;
+    if (!pending.empty()) return pending.data();
     if (!failed && established()) {
       const auto plain = inner.next_write();
       if (!plain.empty()) {
@@ -211,10 +208,10 @@ struct TlsServerConnection::Impl {
         SSL_shutdown(ssl);  // close_notify before the TCP close
       }
     }
-    const std::size_t n = BIO_ctrl_pending(out);
-    pending.resize(n);
-    if (n > 0) BIO_read(out, pending.data(), static_cast<int>(n));
-    return pending;
+    // All of OpenSSL's output becomes the write, without a copy; what it writes while this one is
+    // out (an answer to a post-handshake message) waits in `out`, so the span stays valid.
+    pending.swap(out);
+    return pending.data();
   }
 };
 
@@ -234,7 +231,7 @@ std::span<const std::byte> TlsServerConnection::next_write() { return impl_->nex
 void TlsServerConnection::write_done() { impl_->pending.clear(); }
 
 bool TlsServerConnection::should_close() const {
-  const bool flushed = impl_->pending.empty() && BIO_ctrl_pending(impl_->out) == 0;
+  const bool flushed = impl_->pending.empty() && impl_->out.empty();
   const bool notified = impl_->failed || !impl_->established() || impl_->shutdown_sent;
   return impl_->closing() && notified && flushed;
 }
@@ -249,7 +246,7 @@ bool TlsServerConnection::receiving_request_head() const {
   if (!impl_->established()) return impl_->received;  // a handshake begun and not finished
   // SSL_has_pending: part of a record is buffered (a record trickled in counts as a head).
   return impl_->inner.receiving_request_head() || SSL_has_pending(impl_->ssl) == 1 ||
-         BIO_ctrl_pending(impl_->in) > 0;
+         !impl_->in.empty();
 }
 
 void TlsServerConnection::on_head_timeout() {

@@ -14,6 +14,7 @@
 #include "twinbench/clientcore/resolver.hpp"
 #include "twinbench/clientcore/tls_client.hpp"
 #include "twinbench/clientcore/transport.hpp"
+#include "twinbench/memio/byte_queue.hpp"
 
 namespace tb {
 
@@ -96,11 +97,9 @@ class HttpClient {
   std::string request_buffer_;
   std::size_t request_sent_ = 0;
   std::unique_ptr<Parser> parser_;
-  std::vector<std::byte> input_;  // received bytes not yet consumed by the parser
-  // Where the transport reads to: allocated once, never zeroed (zeroing a 64 KiB slice of input_
-  // for every read was a measurable cost per segment).
-  std::unique_ptr<std::byte[]> read_buffer_;
-  std::size_t input_begin_ = 0;
+  // Received bytes not yet consumed by the parser. The transport reads straight into it, into
+  // space that is not zeroed first (zeroing a 64 KiB slice per read was a measurable cost).
+  memio::ByteQueue input_;
   bool input_eof_ = false;
   std::string error_;
 };

@@ -1,6 +1,6 @@
 #pragma once
-// TLS for the client core: OpenSSL through memory BIOs as a Transport decorator, so the same
-// handshake bytes flow over Asio sockets, ns-3 sockets or the in-memory test network. As in
+// TLS for the client core: OpenSSL through BIOs over byte queues as a Transport decorator, so the
+// same handshake bytes flow over Asio sockets, ns-3 sockets or the in-memory test network. As in
 // Godot's HTTPClient over StreamPeerTLS, the stream counts as connecting until the TCP connect
 // AND the handshake are done; each status() call steps the handshake by what has arrived, and
 // every handshake flight is written as soon as OpenSSL produces it (like mbedTLS's send callback).
@@ -11,11 +11,11 @@
 #include <string>
 
 #include "twinbench/clientcore/transport.hpp"
+#include "twinbench/memio/byte_queue.hpp"
 
 struct ssl_ctx_st;
 struct ssl_st;
 struct ssl_session_st;
-struct bio_st;
 
 namespace tb {
 
@@ -81,11 +81,10 @@ class TlsClientTransport : public Transport {
   std::unique_ptr<Transport> inner_;
   std::shared_ptr<TlsClientContext> context_;
   std::string host_;
-  std::string session_key_;  // "host:port"
-  ssl_st* ssl_ = nullptr;
-  bio_st* in_ = nullptr;
-  bio_st* out_ = nullptr;
-  std::string outgoing_;  // ciphertext the inner transport has not taken yet
+  std::string session_key_;    // "host:port"
+  memio::ByteQueue incoming_;  // ciphertext read from the inner transport, not yet by OpenSSL
+  memio::ByteQueue outgoing_;  // ciphertext OpenSSL wrote that the inner transport has not taken
+  ssl_st* ssl_ = nullptr;      // its BIOs are over the two queues
   Phase phase_ = Phase::kIdle;
   bool inner_eof_ = false;
   bool inner_error_ = false;

@@ -1,5 +1,5 @@
 #pragma once
-// HTTPS for the benchmark server: TLS (OpenSSL through memory BIOs, so still sans-IO) around a
+// HTTPS for the benchmark server: TLS (OpenSSL through BIOs over byte queues, so still sans-IO) around a
 // ServerConnection. Each plaintext write of the wrapped core becomes its TLS records in one write,
 // and handshake output produced by received bytes (e.g. TLS 1.3 session tickets) is ready for the
 // flush that follows that receive, so the server makes the same writes as without TLS plus its
