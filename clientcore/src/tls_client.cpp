@@ -1,6 +1,6 @@
 #include "twinbench/clientcore/tls_client.hpp"
 
-#include "twinbench/memio/queue_bio.hpp"
+#include "twinbench/tlsio/queue_bio.hpp"
 
 #include <openssl/err.h>
 #include <openssl/pem.h>
@@ -80,39 +80,46 @@ const TrustedCertificates& trusted_certificates(const std::string& pem) {
   return *certs;
 }
 
+// What a context is configured from, as the key of contexts kept for reuse.
+std::string pool_key(const TlsClientConfig& c) {
+  return "client|" + std::to_string(static_cast<int>(c.min_version)) + "|" +
+         std::to_string(static_cast<int>(c.max_version)) + "|" + std::to_string(c.resumption) +
+         "|" + c.trusted_ca_pem;
+}
+
 }  // namespace
 
 TlsClientContext::TlsClientContext(const TlsClientConfig& config)
-    : config_(config), ctx_(SSL_CTX_new(TLS_client_method())) {
+    : config_(config), ctx_(tlsio::take_context(pool_key(config), TLS_client_method())) {
+  SSL_CTX* const ctx = ctx_.get();
+  SSL_CTX_set_app_data(ctx, this);  // where on_new_session saves to, for a reused context too
+  if (!ctx_.fresh()) return;        // configured by an earlier client with the same settings
   ERR_clear_error();
-  if (!ctx_) throw std::runtime_error("TLS client context: " + openssl_reason(nullptr));
-  SSL_CTX_set_app_data(ctx_, this);
-  SSL_CTX_set_min_proto_version(ctx_, protocol(config.min_version));
-  SSL_CTX_set_max_proto_version(ctx_, protocol(config.max_version));
+  SSL_CTX_set_min_proto_version(ctx, protocol(config.min_version));
+  SSL_CTX_set_max_proto_version(ctx, protocol(config.max_version));
   // X25519 first: fixed-size key shares keep handshake sizes the same run to run.
-  SSL_CTX_set1_groups_list(ctx_, "X25519:P-256");
-  SSL_CTX_set_alpn_protos(ctx_, kAlpnHttp11, sizeof kAlpnHttp11);
-  SSL_CTX_set_verify(ctx_, SSL_VERIFY_PEER, nullptr);  // Godot verifies chain and host by default
-  SSL_CTX_set_session_cache_mode(ctx_, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
-  SSL_CTX_sess_set_new_cb(ctx_, on_new_session);
+  SSL_CTX_set1_groups_list(ctx, "X25519:P-256");
+  SSL_CTX_set_alpn_protos(ctx, kAlpnHttp11, sizeof kAlpnHttp11);
+  SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nullptr);  // Godot verifies chain and host by default
+  // Sessions are kept by this object, not in the context: none pass to the context's next owner.
+  SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
+  SSL_CTX_sess_set_new_cb(ctx, on_new_session);
   if (config.trusted_ca_pem.empty()) {
-    SSL_CTX_set_default_verify_paths(ctx_);
+    SSL_CTX_set_default_verify_paths(ctx);
   } else {
-    X509_STORE* store = SSL_CTX_get_cert_store(ctx_);
+    X509_STORE* store = SSL_CTX_get_cert_store(ctx);
     int loaded = 0;
     for (X509* cert : trusted_certificates(config.trusted_ca_pem).certs())
       loaded += X509_STORE_add_cert(store, cert);
     ERR_clear_error();
-    if (loaded == 0) {
-      SSL_CTX_free(ctx_);
+    if (loaded == 0)
       throw std::runtime_error("TLS client context: no certificate in the trusted CA PEM");
-    }
   }
+  ctx_.configured();
 }
 
 TlsClientContext::~TlsClientContext() {
   for (auto& [key, session] : sessions_) SSL_SESSION_free(session);
-  SSL_CTX_free(ctx_);
 }
 
 ssl_session_st* TlsClientContext::saved_session(const std::string& key) const {
@@ -146,7 +153,7 @@ void TlsClientTransport::connect(const Endpoint& to) {
   session_key_ = host_ + ":" + std::to_string(to.port);
   ssl_ = SSL_new(context_->native());
   if (!ssl_) throw std::runtime_error("TLS client: out of memory");
-  SSL_set_bio(ssl_, memio::make_queue_bio(incoming_), memio::make_queue_bio(outgoing_));
+  SSL_set_bio(ssl_, tlsio::make_queue_bio(incoming_), tlsio::make_queue_bio(outgoing_));
   SSL_set_connect_state(ssl_);
   SSL_set_app_data(ssl_, &session_key_);
   if (is_ip_literal(host_)) {

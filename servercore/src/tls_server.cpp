@@ -1,6 +1,6 @@
 #include "twinbench/servercore/tls_server.hpp"
 
-#include "twinbench/memio/queue_bio.hpp"
+#include "twinbench/tlsio/queue_bio.hpp"
 
 #include "twinbench/servercore/unblinded_key.hpp"
 
@@ -91,27 +91,33 @@ std::shared_ptr<const DecodedCredentials> decode(const std::string& chain_pem,
   return d;
 }
 
+// What a context is configured from, as the key of contexts kept for reuse; none (a new context
+// each time) for a blinded key, whose cached blinding factor would carry over.
+std::string pool_key(const TlsServerConfig& c) {
+  if (c.rsa_blinding) return {};
+  return "server|" + std::to_string(static_cast<int>(c.min_version)) + "|" +
+         std::to_string(static_cast<int>(c.max_version)) + "|" + std::to_string(c.resumption) +
+         "|" + (c.tickets ? std::to_string(*c.tickets) : "-") + "|" + c.chain_pem + "|" + c.key_pem;
+}
+
 }  // namespace
 
 TlsServerContext::TlsServerContext(const TlsServerConfig& config)
-    : ctx_(SSL_CTX_new(TLS_server_method())) {
+    : ctx_(tlsio::take_context(pool_key(config), TLS_server_method())) {
+  if (!ctx_.fresh()) return;  // configured by an earlier server with the same settings
+  SSL_CTX* const ctx = ctx_.get();
   ERR_clear_error();
-  if (!ctx_) throw std::runtime_error(openssl_error("TLS server context"));
-  auto fail = [&](const char* what) {
-    const std::string why = openssl_error(what);
-    SSL_CTX_free(ctx_);
-    throw std::runtime_error(why);
-  };
-  SSL_CTX_set_min_proto_version(ctx_, protocol(config.min_version));
-  SSL_CTX_set_max_proto_version(ctx_, protocol(config.max_version));
+  auto fail = [&](const char* what) { throw std::runtime_error(openssl_error(what)); };
+  SSL_CTX_set_min_proto_version(ctx, protocol(config.min_version));
+  SSL_CTX_set_max_proto_version(ctx, protocol(config.max_version));
   // X25519 first: fixed-size key shares keep handshake sizes the same run to run.
-  if (SSL_CTX_set1_groups_list(ctx_, "X25519:P-256") != 1) fail("TLS groups");
+  if (SSL_CTX_set1_groups_list(ctx, "X25519:P-256") != 1) fail("TLS groups");
   const auto decoded = decode(config.chain_pem, config.key_pem);
-  const bool leaf_ok = decoded->leaf && SSL_CTX_use_certificate(ctx_, decoded->leaf) == 1;
+  const bool leaf_ok = decoded->leaf && SSL_CTX_use_certificate(ctx, decoded->leaf) == 1;
   for (X509* ca : decoded->intermediates) {
     if (!leaf_ok) break;
     X509_up_ref(ca);
-    SSL_CTX_add_extra_chain_cert(ctx_, ca);  // takes ownership of the reference
+    SSL_CTX_add_extra_chain_cert(ctx, ca);  // takes ownership of the reference
   }
   if (!leaf_ok) fail("TLS server certificate");
   // A copy of the decoded key for this context alone: what its first private-key operation
@@ -120,24 +126,25 @@ TlsServerContext::TlsServerContext(const TlsServerConfig& config)
                   : config.rsa_blinding ? EVP_PKEY_dup(decoded->key)
                                         : unblinded_copy(decoded->key);
   const bool key_ok =
-      key && SSL_CTX_use_PrivateKey(ctx_, key) == 1 && SSL_CTX_check_private_key(ctx_) == 1;
+      key && SSL_CTX_use_PrivateKey(ctx, key) == 1 && SSL_CTX_check_private_key(ctx) == 1;
   EVP_PKEY_free(key);
   if (!key_ok) fail("TLS server key");
-  SSL_CTX_set_alpn_select_cb(ctx_, select_alpn, nullptr);
+  SSL_CTX_set_alpn_select_cb(ctx, select_alpn, nullptr);
   const std::uint32_t tickets = config.tickets.value_or(config.resumption ? 1 : 0);
-  SSL_CTX_set_num_tickets(ctx_, tickets);  // OpenSSL's default is 2
-  if (tickets == 0) SSL_CTX_set_options(ctx_, SSL_OP_NO_TICKET);
-  if (!config.resumption) SSL_CTX_set_session_cache_mode(ctx_, SSL_SESS_CACHE_OFF);
+  SSL_CTX_set_num_tickets(ctx, tickets);  // OpenSSL's default is 2
+  if (tickets == 0) SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
+  if (!config.resumption) SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
+  ctx_.configured();
 }
 
-TlsServerContext::~TlsServerContext() { SSL_CTX_free(ctx_); }
+TlsServerContext::~TlsServerContext() = default;
 
 struct TlsServerConnection::Impl {
   std::shared_ptr<const TlsServerContext> context;
   ServerConnection inner;
-  memio::ByteQueue in;       // ciphertext received, read by OpenSSL
-  memio::ByteQueue out;      // ciphertext OpenSSL produced, not yet handed out
-  memio::ByteQueue pending;  // the current write (valid until write_done)
+  tlsio::ByteQueue in;       // ciphertext received, read by OpenSSL
+  tlsio::ByteQueue out;      // ciphertext OpenSSL produced, not yet handed out
+  tlsio::ByteQueue pending;  // the current write (valid until write_done)
   SSL* ssl;                  // its BIOs are over `in` and `out`
   bool failed = false;
   bool received = false;  // any ciphertext yet
@@ -148,7 +155,7 @@ struct TlsServerConnection::Impl {
   Impl(std::shared_ptr<const TlsServerContext> ctx, ServerConfig config)
       : context(std::move(ctx)), inner(config), ssl(SSL_new(context->native())) {
     if (!ssl) throw std::runtime_error("TLS server connection: out of memory");
-    SSL_set_bio(ssl, memio::make_queue_bio(in), memio::make_queue_bio(out));
+    SSL_set_bio(ssl, tlsio::make_queue_bio(in), tlsio::make_queue_bio(out));
     SSL_set_accept_state(ssl);
   }
   ~Impl() { SSL_free(ssl); }

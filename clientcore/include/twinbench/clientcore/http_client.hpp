@@ -14,7 +14,7 @@
 #include "twinbench/clientcore/resolver.hpp"
 #include "twinbench/clientcore/tls_client.hpp"
 #include "twinbench/clientcore/transport.hpp"
-#include "twinbench/memio/byte_queue.hpp"
+#include "twinbench/tlsio/byte_queue.hpp"
 
 namespace tb {
 
@@ -99,7 +99,7 @@ class HttpClient {
   std::unique_ptr<Parser> parser_;
   // Received bytes not yet consumed by the parser. The transport reads straight into it, into
   // space that is not zeroed first (zeroing a 64 KiB slice per read was a measurable cost).
-  memio::ByteQueue input_;
+  tlsio::ByteQueue input_;
   bool input_eof_ = false;
   std::string error_;
 };

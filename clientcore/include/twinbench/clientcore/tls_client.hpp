@@ -11,9 +11,9 @@
 #include <string>
 
 #include "twinbench/clientcore/transport.hpp"
-#include "twinbench/memio/byte_queue.hpp"
+#include "twinbench/tlsio/byte_queue.hpp"
+#include "twinbench/tlsio/context_pool.hpp"
 
-struct ssl_ctx_st;
 struct ssl_st;
 struct ssl_session_st;
 
@@ -40,14 +40,14 @@ class TlsClientContext {
   TlsClientContext& operator=(const TlsClientContext&) = delete;
 
   const TlsClientConfig& config() const { return config_; }
-  ssl_ctx_st* native() const { return ctx_; }
+  ssl_ctx_st* native() const { return ctx_.get(); }
   // The saved session for "host:port" (a new reference, or null), and saving one (takes it).
   ssl_session_st* saved_session(const std::string& key) const;
   void save_session(const std::string& key, ssl_session_st* session);
 
  private:
   TlsClientConfig config_;
-  ssl_ctx_st* ctx_;
+  tlsio::PooledContext ctx_;  // reused by the next client with the same settings
   mutable std::mutex mutex_;
   std::map<std::string, ssl_session_st*> sessions_;
 };
@@ -82,8 +82,8 @@ class TlsClientTransport : public Transport {
   std::shared_ptr<TlsClientContext> context_;
   std::string host_;
   std::string session_key_;    // "host:port"
-  memio::ByteQueue incoming_;  // ciphertext read from the inner transport, not yet by OpenSSL
-  memio::ByteQueue outgoing_;  // ciphertext OpenSSL wrote that the inner transport has not taken
+  tlsio::ByteQueue incoming_;  // ciphertext read from the inner transport, not yet by OpenSSL
+  tlsio::ByteQueue outgoing_;  // ciphertext OpenSSL wrote that the inner transport has not taken
   ssl_st* ssl_ = nullptr;      // its BIOs are over the two queues
   Phase phase_ = Phase::kIdle;
   bool inner_eof_ = false;

@@ -1,9 +1,9 @@
 #pragma once
-// HTTPS for the benchmark server: TLS (OpenSSL through BIOs over byte queues, so still sans-IO) around a
-// ServerConnection. Each plaintext write of the wrapped core becomes its TLS records in one write,
-// and handshake output produced by received bytes (e.g. TLS 1.3 session tickets) is ready for the
-// flush that follows that receive, so the server makes the same writes as without TLS plus its
-// handshake flights.
+// HTTPS for the benchmark server: TLS (OpenSSL through BIOs over byte queues, so still sans-IO)
+// around a ServerConnection. Each plaintext write of the wrapped core becomes its TLS records in
+// one write, and handshake output produced by received bytes (e.g. TLS 1.3 session tickets) is
+// ready for the flush that follows that receive, so the server makes the same writes as without TLS
+// plus its handshake flights.
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -11,8 +11,7 @@
 
 #include "twinbench/servercore/connection.hpp"
 #include "twinbench/servercore/server_connection.hpp"
-
-struct ssl_ctx_st;
+#include "twinbench/tlsio/context_pool.hpp"
 
 namespace tb::server {
 
@@ -28,7 +27,9 @@ struct TlsServerConfig {
   std::optional<std::uint32_t> tickets{};
   // Blinding defends RSA private-key operations against timing attacks. Off only for simulated
   // servers, which no one can time: it saves ~5 % of a simulated 1 MiB HTTPS download's
-  // instructions (servercore/src/unblinded_key.cpp).
+  // instructions (servercore/src/unblinded_key.cpp). Without it, nothing a context caches
+  // changes what it does next, so its OpenSSL context is reused by the next server with the same
+  // settings (tlsio/context_pool.hpp); a blinded key caches the blinding factor it drew.
   bool rsa_blinding = true;
 };
 
@@ -39,10 +40,10 @@ class TlsServerContext {
   ~TlsServerContext();
   TlsServerContext(const TlsServerContext&) = delete;
   TlsServerContext& operator=(const TlsServerContext&) = delete;
-  ssl_ctx_st* native() const { return ctx_; }
+  ssl_ctx_st* native() const { return ctx_.get(); }
 
  private:
-  ssl_ctx_st* ctx_;
+  tlsio::PooledContext ctx_;
 };
 
 class TlsServerConnection : public Connection {

@@ -1,10 +1,10 @@
-#include "twinbench/memio/byte_queue.hpp"
+#include "twinbench/tlsio/byte_queue.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <utility>
 
-namespace tb::memio {
+namespace tb::tlsio {
 
 std::span<std::byte> ByteQueue::prepare(std::size_t n) {
   if (capacity_ - end_ < n) {
@@ -45,4 +45,4 @@ void ByteQueue::swap(ByteQueue& other) noexcept {
   std::swap(end_, other.end_);
 }
 
-}  // namespace tb::memio
+}  // namespace tb::tlsio

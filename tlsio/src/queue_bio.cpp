@@ -1,4 +1,4 @@
-#include "twinbench/memio/queue_bio.hpp"
+#include "twinbench/tlsio/queue_bio.hpp"
 
 #include <openssl/bio.h>
 
@@ -6,7 +6,7 @@
 #include <cstring>
 #include <new>
 
-namespace tb::memio {
+namespace tb::tlsio {
 
 namespace {
 
@@ -83,4 +83,4 @@ BIO* make_queue_bio(ByteQueue& queue) {
   return bio;
 }
 
-}  // namespace tb::memio
+}  // namespace tb::tlsio

@@ -7,7 +7,7 @@
 #include <memory>
 #include <span>
 
-namespace tb::memio {
+namespace tb::tlsio {
 
 class ByteQueue {
  public:
@@ -32,4 +32,4 @@ class ByteQueue {
   std::size_t end_ = 0;
 };
 
-}  // namespace tb::memio
+}  // namespace tb::tlsio

@@ -4,13 +4,13 @@
 // (as a memory BIO with BIO_set_mem_eof_return(-1): "wait", not end of stream). It replaces
 // OpenSSL's memory BIO, which zeroes every growth of its buffer and must be copied out of: with
 // this one, the queue is the buffer the transport reads from or writes into.
-#include "twinbench/memio/byte_queue.hpp"
+#include "twinbench/tlsio/byte_queue.hpp"
 
 #include <openssl/types.h>
 
-namespace tb::memio {
+namespace tb::tlsio {
 
 // A new BIO over `queue`, which must outlive it. Throws std::bad_alloc if OpenSSL cannot make one.
 BIO* make_queue_bio(ByteQueue& queue);
 
-}  // namespace tb::memio
+}  // namespace tb::tlsio

@@ -1,4 +1,4 @@
-#include "twinbench/memio/byte_queue.hpp"
+#include "twinbench/tlsio/byte_queue.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 
 namespace {
 
-using tb::memio::ByteQueue;
+using tb::tlsio::ByteQueue;
 
 std::vector<std::byte> bytes_from(std::size_t first, std::size_t n) {
   std::vector<std::byte> v(n);

@@ -1,4 +1,4 @@
-#include "twinbench/memio/queue_bio.hpp"
+#include "twinbench/tlsio/queue_bio.hpp"
 
 #include <gtest/gtest.h>
 #include <openssl/bio.h>
@@ -9,7 +9,7 @@
 
 namespace {
 
-using tb::memio::ByteQueue;
+using tb::tlsio::ByteQueue;
 
 std::string_view text(const ByteQueue& q) {
   return {reinterpret_cast<const char*>(q.data().data()), q.size()};
@@ -17,7 +17,7 @@ std::string_view text(const ByteQueue& q) {
 
 TEST(QueueBio, WritesAppendToTheQueueAndReadsTakeFromItsFront) {
   ByteQueue queue;
-  BIO* bio = tb::memio::make_queue_bio(queue);
+  BIO* bio = tb::tlsio::make_queue_bio(queue);
   ASSERT_EQ(BIO_write(bio, "hello ", 6), 6);
   ASSERT_EQ(BIO_write(bio, "world", 5), 5);
   EXPECT_EQ(text(queue), "hello world");
@@ -36,7 +36,7 @@ TEST(QueueBio, WritesAppendToTheQueueAndReadsTakeFromItsFront) {
 
 TEST(QueueBio, AnEmptyQueueMeansWaitNotEndOfStream) {
   ByteQueue queue;
-  BIO* bio = tb::memio::make_queue_bio(queue);
+  BIO* bio = tb::tlsio::make_queue_bio(queue);
   std::array<char, 4> out{};
   EXPECT_EQ(BIO_read(bio, out.data(), 4), -1);  // as a memory BIO with mem_eof_return -1
   EXPECT_TRUE(BIO_should_retry(bio));
@@ -51,7 +51,7 @@ TEST(QueueBio, AnEmptyQueueMeansWaitNotEndOfStream) {
 
 TEST(QueueBio, FreeingTheBioLeavesTheQueueToItsOwner) {
   ByteQueue queue;
-  BIO* bio = tb::memio::make_queue_bio(queue);
+  BIO* bio = tb::tlsio::make_queue_bio(queue);
   ASSERT_EQ(BIO_write(bio, "kept", 4), 4);
   BIO_free(bio);
   EXPECT_EQ(text(queue), "kept");  // still there and usable (ASan would see a double free)
