@@ -241,7 +241,12 @@ long long whole_number(const char* text, long long low, long long high) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc == 5 && std::string(argv[1]) == "--only") {
+  // --only PATH MiB COUNT [--bulk-send|--bulk-send-fast]: one kind of download COUNT times, for
+  // profilers (perf, callgrind); with the flag, the BulkSend baseline (without or with the fast
+  // paths) instead of twinbench.
+  const std::string baseline = argc == 6 ? argv[5] : "";
+  if ((argc == 5 || (argc == 6 && (baseline == "--bulk-send" || baseline == "--bulk-send-fast"))) &&
+      std::string(argv[1]) == "--only") {
     const std::string which = argv[2];
     const std::map<std::string, const BenchPath*> paths{{"plain", &kPlainPath},
                                                         {"profile", &kProfilePath},
@@ -264,11 +269,13 @@ int main(int argc, char** argv) {
     const std::uint64_t bytes = static_cast<std::uint64_t>(mib) << 20;
     Cost total;
     for (long long i = 0; i < count; ++i) {
-      const Cost c = twinbench_download(path, bytes);
+      const Cost c = baseline.empty() ? twinbench_download(path, bytes)
+                                      : bulk_send(path, bytes, baseline == "--bulk-send-fast");
       total.cpu += c.cpu;
       total.events += c.events;
     }
-    std::printf("%lld downloads of %lld MiB: %.3f ms CPU, %llu events each\n", count, mib,
+    std::printf("%lld %s downloads of %lld MiB: %.3f ms CPU, %llu events each\n", count,
+                baseline.empty() ? "twinbench" : baseline.c_str() + 2, mib,
                 total.cpu * 1e3 / static_cast<double>(count),
                 static_cast<unsigned long long>(total.events / static_cast<std::uint64_t>(count)));
     return 0;
@@ -277,7 +284,8 @@ int main(int argc, char** argv) {
   if (repetitions < 0) {
     std::fprintf(stderr,
                  "usage: %s [repetitions: 1..100, default 3]\n"
-                 "       %s --only plain|profile|profile-http MiB count\n",
+                 "       %s --only plain|profile|profile-http MiB count "
+                 "[--bulk-send|--bulk-send-fast]\n",
                  argv[0], argv[0]);
     return 2;
   }
