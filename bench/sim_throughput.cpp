@@ -177,14 +177,9 @@ Cost bulk_send(const BenchPath& path, std::uint64_t bytes, bool fast_paths) {
   return measure([&] { simulate_bulk_send(path, bytes); });
 }
 
-template <typename F>
-Cost least_of(int repetitions, F&& f) {  // the least disturbed of a few runs, by CPU time
-  Cost best{1e300, 1e300, 0};
-  for (int i = 0; i < repetitions; ++i) {
-    const Cost c = f();
-    if (c.cpu < best.cpu) best = c;
-  }
-  return best;
+// The least disturbed of a few runs, by CPU time.
+void keep_least(Cost& best, const Cost& c) {
+  if (c.cpu < best.cpu) best = c;
 }
 
 // One table per path: per body size, each side's CPU and wall seconds, simulated MiB per CPU
@@ -206,9 +201,14 @@ void bench(const BenchPath& path, int repetitions) {
     // As many runs of a size as make the same bytes: the least of a few 10 ms runs moves more
     // with the machine's other work than the least of a few 300 ms ones.
     const int runs = repetitions * static_cast<int>(32 / mib);
-    const Cost ours = least_of(runs, [&] { return twinbench_download(path, bytes); });
-    const Cost bare = least_of(runs, [&] { return bulk_send(path, bytes, false); });
-    const Cost fast = least_of(runs, [&] { return bulk_send(path, bytes, true); });
+    // The three take turns, so that a machine whose speed drifts during the bench (other work,
+    // clock changes) moves all three alike rather than whichever ran in the slow minutes.
+    Cost ours{1e300, 1e300, 0}, bare = ours, fast = ours;
+    for (int i = 0; i < runs; ++i) {
+      keep_least(ours, twinbench_download(path, bytes));
+      keep_least(bare, bulk_send(path, bytes, false));
+      keep_least(fast, bulk_send(path, bytes, true));
+    }
     const auto row = [mib](const Cost& c) {
       std::printf(" %.3f (%.3f) | %.1f | %llu | %.0f |", c.cpu, c.wall,
                   static_cast<double>(mib) / c.cpu, static_cast<unsigned long long>(c.events),
