@@ -10,8 +10,9 @@
 //
 //   build/default/bench/sim_throughput [repetitions]   (runs per size: repetitions x 32 / MiB)
 //   build/default/bench/sim_throughput --only plain|profile|profile-http MiB count
-//       only twinbench's downloads, `count` of them, and no table: a workload to profile
-//       (perf record -g build/default/bench/sim_throughput --only plain 1 500)
+//                                      [--bulk-send|--bulk-send-fast]
+//       only twinbench's downloads (or with the flag BulkSend's), `count` of them, and no table:
+//       a workload to profile (perf record -g build/default/bench/sim_throughput --only plain 1 500)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -188,7 +189,8 @@ void bench(const BenchPath& path, int repetitions) {
   std::printf("### %s\n\n", path.title);
   std::printf(
       "| body | twinbench CPU s (wall) | MiB per CPU s | events | events per CPU s "
-      "| BulkSend CPU s (wall) | MiB per CPU s | events | events per CPU s | rate vs BulkSend "
+      "| BulkSend CPU s (wall) | MiB per CPU s | events | events per CPU s "
+      "| rate vs BulkSend: median (range) of blocks "
       "| BulkSend with the fast paths: CPU s (wall) | rate vs that |\n");
   std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   struct CpuSeconds {
@@ -201,13 +203,26 @@ void bench(const BenchPath& path, int repetitions) {
     // As many runs of a size as make the same bytes: the least of a few 10 ms runs moves more
     // with the machine's other work than the least of a few 300 ms ones.
     const int runs = repetitions * static_cast<int>(32 / mib);
-    // The three take turns, so that a machine whose speed drifts during the bench (other work,
-    // clock changes) moves all three alike rather than whichever ran in the slow minutes.
+    // The three take turns in blocks (at most 8 per size): within a block each runs warm, as a
+    // program simulating one download after another does, and each block's ratio compares runs
+    // made within a second or so of each other. This machine's speed drifts by tens of percent
+    // over a minute (a virtual machine's host), which moves whole blocks; the median of the
+    // blocks' ratios is what such drift leaves alone, where the ratio of overall least times
+    // follows whichever side happened to run in the fastest second.
     Cost ours{1e300, 1e300, 0}, bare = ours, fast = ours;
-    for (int i = 0; i < runs; ++i) {
-      keep_least(ours, twinbench_download(path, bytes));
-      keep_least(bare, bulk_send(path, bytes, false));
-      keep_least(fast, bulk_send(path, bytes, true));
+    std::vector<double> vs_bare, vs_fast;  // per block: its least BulkSend CPU over its least ours
+    const int block = std::max(1, runs / 8);
+    for (int done = 0; done < runs; done += block) {
+      const int n = std::min(block, runs - done);
+      Cost o{1e300, 1e300, 0}, b = o, f = o;
+      for (int i = 0; i < n; ++i) keep_least(o, twinbench_download(path, bytes));
+      for (int i = 0; i < n; ++i) keep_least(b, bulk_send(path, bytes, false));
+      for (int i = 0; i < n; ++i) keep_least(f, bulk_send(path, bytes, true));
+      vs_bare.push_back(b.cpu / o.cpu);
+      vs_fast.push_back(f.cpu / o.cpu);
+      keep_least(ours, o);
+      keep_least(bare, b);
+      keep_least(fast, f);
     }
     const auto row = [mib](const Cost& c) {
       std::printf(" %.3f (%.3f) | %.1f | %llu | %.0f |", c.cpu, c.wall,
@@ -217,8 +232,16 @@ void bench(const BenchPath& path, int repetitions) {
     std::printf("| %2llu MiB |", static_cast<unsigned long long>(mib));
     row(ours);
     row(bare);
-    std::printf(" %.2fx | %.3f (%.3f) | %.2fx |\n", bare.cpu / ours.cpu, fast.cpu, fast.wall,
-                fast.cpu / ours.cpu);
+    const auto ratio = [](std::vector<double> r) {  // median (least-most) of the blocks
+      std::sort(r.begin(), r.end());
+      const std::size_t n = r.size();
+      const double median = n % 2 ? r[n / 2] : (r[n / 2 - 1] + r[n / 2]) / 2;
+      std::printf(" %.2fx (%.2f-%.2f) |", median, r.front(), r.back());
+    };
+    ratio(vs_bare);
+    std::printf(" %.3f (%.3f) |", fast.cpu, fast.wall);
+    ratio(vs_fast);
+    std::printf("\n");
     std::fflush(stdout);
     cpu[mib] = {ours.cpu, bare.cpu, fast.cpu};
   }
