@@ -588,6 +588,50 @@ TEST(ChecksumEnabledTest, FollowsEveryWayTheGlobalValueChanges) {
   expect_answers(false, "GlobalValue::ResetInitialValue");
 }
 
+// ---- DataRate::CalculateBytesTxTime ----
+
+TEST(CalculateBytesTxTimeTest, IsTheOneTheProgramCalls) {
+  if (library_calculate_bytes_tx_time() == nullptr)
+    GTEST_SKIP() << "this ns-3 keeps its own CalculateBytesTxTime";
+  expect_ours_is_called(kCalculateBytesTxTimeSymbol,
+                        reinterpret_cast<void*>(library_calculate_bytes_tx_time()));
+}
+
+// Rates and sizes as links and pacing give them, more pairs than ours remembers, each asked for
+// twice in a row in three rounds, so that remembered answers are found and displaced: every
+// answer is ns-3's own, and at least one of each two came from what ours remembered.
+TEST(CalculateBytesTxTimeTest, AnswersAsNs3DoesForEveryRateAndSize) {
+  if (library_calculate_bytes_tx_time() == nullptr)
+    GTEST_SKIP() << "this ns-3 keeps its own CalculateBytesTxTime";
+  const std::uint64_t remembered = ns3_tx_times_remembered();
+  const std::vector<std::uint64_t> rates{1'000'000'000, 100'000'000, 20'000'000,
+                                         7'777'777,     1,           123'456'789'012};
+  const std::vector<std::uint32_t> sizes{0, 1, 52, 64, 1500, 1448, 65535, 4'000'000'000u};
+  int asked = 0;
+  for (int round = 0; round < 3; ++round) {
+    for (std::uint64_t bps : rates) {
+      const ns3::DataRate rate(bps);
+      for (std::uint32_t bytes : sizes) {
+        const ns3::Time theirs = library_calculate_bytes_tx_time()(&rate, bytes);
+        for (int again = 0; again < 2; ++again) {  // the second one at least is remembered
+          ASSERT_EQ(rate.CalculateBytesTxTime(bytes).GetTimeStep(), theirs.GetTimeStep())
+              << bps << " bit/s, " << bytes << " B";
+          ++asked;
+        }
+      }
+    }
+  }
+  EXPECT_GE(ns3_tx_times_remembered() - remembered, static_cast<std::uint64_t>(asked / 2));
+  EXPECT_LT(ns3_tx_times_remembered() - remembered, static_cast<std::uint64_t>(asked));
+  // With the fast paths off, ns-3's own answers every time.
+  const ScopedNs3FastPaths off(false);
+  const std::uint64_t before = ns3_tx_times_remembered();
+  const ns3::DataRate link(100'000'000);
+  for (int i = 0; i < 2; ++i)
+    EXPECT_EQ(link.CalculateBytesTxTime(1500), ns3::MicroSeconds(120));  // 12000 bits at 100 Mbit/s
+  EXPECT_EQ(ns3_tx_times_remembered(), before);
+}
+
 // ---- RngStream ----
 
 TEST(RngStreamTest, IsTheOneTheProgramCalls) {

@@ -4,13 +4,15 @@
 // walk the sent list, the Mac48Address constructor that parses the broadcast address,
 // Node::ChecksumEnabled, which reads a global value through its checker,
 // TcpOption::CreateOption, which makes options through an ObjectFactory, and
-// ObjectBase::ConstructSelf, which walks a new object's type chain for attributes to set), and
+// ObjectBase::ConstructSelf, which walks a new object's type chain for attributes to set,
+// DataRate::CalculateBytesTxTime, which divides in 128 bits for every packet a link sends), and
 // the RngStream constructor, which every random variable of a simulation runs.
 #include <cstdint>
 #include <string>
 
 #include <ns3/attribute.h>
 #include <ns3/callback.h>
+#include <ns3/data-rate.h>
 #include <ns3/global-value.h>
 #include <ns3/mac48-address.h>
 #include <ns3/ptr.h>
@@ -42,6 +44,8 @@ inline constexpr const char* kConstructSelfSymbol =
 inline constexpr const char* kRngStreamConstructorSymbol = "_ZN3ns39RngStreamC1Ejmm";
 inline constexpr const char* kMac48AddressFromTextSymbol = "_ZN3ns312Mac48AddressC1EPKc";
 inline constexpr const char* kChecksumEnabledSymbol = "_ZN3ns34Node15ChecksumEnabledEv";
+inline constexpr const char* kCalculateBytesTxTimeSymbol =
+    "_ZNK3ns38DataRate20CalculateBytesTxTimeEj";
 // The ways a global value changes (ns-3's own calls between them stay inside global-value.cc).
 inline constexpr const char* kGlobalBindSymbol =
     "_ZN3ns311GlobalValue4BindENSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEERKNS_"
@@ -67,6 +71,7 @@ using ConstructSelfFunction = void (*)(ns3::ObjectBase*, const ns3::AttributeCon
 using RngStreamConstructor = void (*)(ns3::RngStream*, std::uint32_t, std::uint64_t, std::uint64_t);
 using Mac48AddressFromText = void (*)(ns3::Mac48Address*, const char*);
 using ChecksumEnabledFunction = bool (*)();
+using CalculateBytesTxTimeFunction = ns3::Time (*)(const ns3::DataRate*, std::uint32_t);
 using GlobalBindFunction = void (*)(std::string, const ns3::AttributeValue&);
 using GlobalBindFailSafeFunction = bool (*)(std::string, const ns3::AttributeValue&);
 using GlobalSetValueFunction = bool (*)(ns3::GlobalValue*, const ns3::AttributeValue&);
@@ -82,6 +87,7 @@ ConstructSelfFunction library_construct_self();
 RngStreamConstructor library_rng_stream_constructor();
 Mac48AddressFromText library_mac48_address_from_text();
 ChecksumEnabledFunction library_checksum_enabled();
+CalculateBytesTxTimeFunction library_calculate_bytes_tx_time();
 // Times any global value was set through GlobalValue's functions (Bind, BindFailSafe, SetValue,
 // ResetInitialValue): what our Node::ChecksumEnabled's remembered answer is checked against.
 std::uint64_t ns3_global_value_changes();
@@ -97,6 +103,8 @@ std::uint64_t ns3_loss_counts_cut_short();
 std::uint64_t ns3_block_walks_cut_short();
 // Options our CreateOption handed out again (END and NOP objects, free timestamp options).
 std::uint64_t ns3_tcp_options_reused();
+// Transmission times our CalculateBytesTxTime answered from the ones it remembered.
+std::uint64_t ns3_tx_times_remembered();
 // Random number streams our RngStream constructor set up from a remembered substream start: the
 // evidence that ns-3's RandomVariableStream::SetStream reaches ours.
 std::uint64_t ns3_rng_substream_starts_reused();
