@@ -71,6 +71,18 @@ void DeliveryRateEstimator::CalculateAppLimited(uint32_t cwnd, uint32_t in_fligh
   }
 }
 
+namespace {
+
+// A new sample. ns-3 builds one's delivery rate from the text "0bps" (TcpRateSample's member
+// initialiser), through a stringstream: once per ACK that was ~1 % of a simulated download's
+// instructions, so it is built once and copied.
+const ns3::TcpRateOps::TcpRateSample& fresh_sample() {
+  static const ns3::TcpRateOps::TcpRateSample sample{};
+  return sample;
+}
+
+}  // namespace
+
 // GenerateRateSample, once per ACK after its packets were delivered; the next ACK starts afresh.
 const ns3::TcpRateOps::TcpRateSample& DeliveryRateEstimator::GenerateSample(
     uint32_t delivered, uint32_t lost, bool is_sack_reneg, uint32_t prior_in_flight,
@@ -84,7 +96,7 @@ const ns3::TcpRateOps::TcpRateSample& DeliveryRateEstimator::GenerateSample(
   rs.m_priorInFlight = prior_in_flight;
   rs.m_deliveryRate = ns3::DataRate(0);
   const bool has_data = sample_has_data_;
-  sample_ = TcpRateSample{};
+  sample_ = fresh_sample();
   sample_has_data_ = false;
 
   // Invalid (no packet delivered, SACK reneging, or an interval shorter than min RTT, which only
