@@ -14,9 +14,9 @@ namespace tb::tlsio {
 namespace {
 
 std::mutex g_mutex;
-std::multimap<std::string, SSL_CTX*>& idle() {  // never destroyed: contexts live as long as the
-  static auto* const contexts =
-      new std::multimap<std::string, SSL_CTX*>;  // process (and its forks)
+// Idle contexts by key. Never destroyed: they live as long as the process (and its forks).
+std::multimap<std::string, SSL_CTX*>& idle() {
+  static auto* const contexts = new std::multimap<std::string, SSL_CTX*>;
   return *contexts;
 }
 
