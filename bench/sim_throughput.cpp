@@ -12,7 +12,8 @@
 //   build/default/bench/sim_throughput --only plain|profile|profile-http MiB count
 //                                      [--bulk-send|--bulk-send-fast]
 //       only twinbench's downloads (or with the flag BulkSend's), `count` of them, and no table:
-//       a workload to profile (perf record -g build/default/bench/sim_throughput --only plain 1 500)
+//       a workload to profile (perf record -g build/default/bench/sim_throughput --only plain 1
+//       500)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -211,13 +212,19 @@ void bench(const BenchPath& path, int repetitions) {
     // follows whichever side happened to run in the fastest second.
     Cost ours{1e300, 1e300, 0}, bare = ours, fast = ours;
     std::vector<double> vs_bare, vs_fast;  // per block: its least BulkSend CPU over its least ours
-    const int block = std::max(1, runs / 8);
-    for (int done = 0; done < runs; done += block) {
+    const int block = (runs + 7) / 8;
+    for (int done = 0, turn = 0; done < runs; done += block, ++turn) {
       const int n = std::min(block, runs - done);
       Cost o{1e300, 1e300, 0}, b = o, f = o;
-      for (int i = 0; i < n; ++i) keep_least(o, twinbench_download(path, bytes));
-      for (int i = 0; i < n; ++i) keep_least(b, bulk_send(path, bytes, false));
-      for (int i = 0; i < n; ++i) keep_least(f, bulk_send(path, bytes, true));
+      // Who goes first changes from block to block, so no side always follows a given other.
+      for (int k = 0; k < 3; ++k) {
+        const int side = (turn + k) % 3;
+        for (int i = 0; i < n; ++i) {
+          if (side == 0) keep_least(o, twinbench_download(path, bytes));
+          if (side == 1) keep_least(b, bulk_send(path, bytes, false));
+          if (side == 2) keep_least(f, bulk_send(path, bytes, true));
+        }
+      }
       vs_bare.push_back(b.cpu / o.cpu);
       vs_fast.push_back(f.cpu / o.cpu);
       keep_least(ours, o);

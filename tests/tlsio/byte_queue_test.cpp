@@ -61,6 +61,35 @@ TEST(ByteQueue, PrepareGivesRoomAtTheBackAndCommitKeepsOnlyWhatWasWritten) {
   EXPECT_EQ(q.data().data(), front);
 }
 
+TEST(ByteQueue, ACommitCountsNoMoreThanThePreparedRoom) {
+  ByteQueue q;
+  const auto room = q.prepare(4);
+  const auto bytes = bytes_from(0, 4);
+  std::memcpy(room.data(), bytes.data(), bytes.size());
+  q.commit(1000);  // a reader that claims more than it was given room for
+  EXPECT_EQ(q.size(), 4u);
+  expect_sequence(q, 0);
+  q.commit(10);  // no room prepared since: nothing
+  EXPECT_EQ(q.size(), 4u);
+}
+
+TEST(ByteQueue, AMovedFromQueueIsEmptyAndUsable) {
+  ByteQueue a;
+  a.append(bytes_from(0, 100));
+  ByteQueue b(std::move(a));
+  EXPECT_TRUE(a.empty());  // NOLINT(bugprone-use-after-move): its state after a move is defined
+  ASSERT_EQ(b.size(), 100u);
+  expect_sequence(b, 0);
+  a.append(bytes_from(3, 5));
+  expect_sequence(a, 3);
+  ByteQueue c;
+  c.append(bytes_from(50, 7));
+  c = std::move(b);
+  ASSERT_EQ(c.size(), 100u);
+  expect_sequence(c, 0);
+  EXPECT_TRUE(b.empty());  // NOLINT(bugprone-use-after-move)
+}
+
 TEST(ByteQueue, SwapExchangesContentsAndClearEmpties) {
   ByteQueue a, b;
   a.append(bytes_from(10, 20));

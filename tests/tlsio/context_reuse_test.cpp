@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "twinbench/clientcore/tls_client.hpp"
@@ -32,8 +33,7 @@ const server::Credentials& credentials() {
   return c;
 }
 
-// A simulated server's settings (no blinding: pooled), with a ticket count no other test uses, so
-// the first context made here is a new one even when other tests ran in this process before.
+// A simulated server's settings (no blinding: pooled).
 server::TlsServerConfig server_config() {
   server::TlsServerConfig config;
   config.chain_pem = credentials().chain_pem;
@@ -46,8 +46,19 @@ server::TlsServerConfig server_config() {
 
 TlsClientConfig client_config() {
   TlsClientConfig config;
-  config.trusted_ca_pem = credentials().ca_pem + "\n";  // a text no other test trusts
+  config.trusted_ca_pem = credentials().ca_pem;
   return config;
+}
+
+// Settings no context had before in this process (PEM texts with more trailing newlines each
+// time), so that the first contexts made from them are new whatever ran before in the process.
+std::pair<server::TlsServerConfig, TlsClientConfig> settings_never_used() {
+  static int calls = 0;
+  const std::string newlines(static_cast<std::size_t>(++calls), '\n');
+  std::pair<server::TlsServerConfig, TlsClientConfig> s{server_config(), client_config()};
+  s.first.chain_pem += newlines;
+  s.second.trusted_ca_pem += newlines;
+  return s;
 }
 
 struct Outcome {
@@ -62,9 +73,8 @@ struct Outcome {
 
 // A TLS 1.3 handshake between a client SSL of a TlsClientContext and a TlsServerConnection,
 // then a request, its response and a clean close, all under DeterministicRandom(seed).
-Outcome handshake(std::uint64_t seed,
-                  const server::TlsServerConfig& server_settings = server_config(),
-                  const TlsClientConfig& client_settings = client_config()) {
+Outcome handshake(std::uint64_t seed, const server::TlsServerConfig& server_settings,
+                  const TlsClientConfig& client_settings) {
   const server::DeterministicRandom random(seed);
   Outcome o;
   auto server_context = std::make_shared<const server::TlsServerContext>(server_settings);
@@ -113,8 +123,9 @@ Outcome handshake(std::uint64_t seed,
 }
 
 TEST(ContextReuse, AReusedContextGivesTheBytesANewOneGives) {
-  const Outcome fresh = handshake(7);
-  const Outcome reused = handshake(7);
+  const auto [server, client] = settings_never_used();
+  const Outcome fresh = handshake(7, server, client);  // on new contexts
+  const Outcome reused = handshake(7, server, client);
   // The second handshake did run on the first one's contexts, given back to the pool.
   ASSERT_EQ(reused.server_ctx, fresh.server_ctx);
   ASSERT_EQ(reused.client_ctx, fresh.client_ctx);
@@ -124,47 +135,47 @@ TEST(ContextReuse, AReusedContextGivesTheBytesANewOneGives) {
   EXPECT_EQ(reused.client_ticket_keys, fresh.client_ticket_keys);
   EXPECT_EQ(reused.next_random, fresh.next_random);
   // And another seed still gives other bytes on the same contexts.
-  const Outcome other = handshake(8);
+  const Outcome other = handshake(8, server, client);
   EXPECT_EQ(other.server_ctx, fresh.server_ctx);
   EXPECT_NE(other.bytes, fresh.bytes);
   EXPECT_NE(other.server_ticket_keys, fresh.server_ticket_keys);
 }
 
 TEST(ContextReuse, OnlySettingsThatMatchShareAContextAndABlindedServerKeyNeverDoes) {
+  const server::TlsServerConfig settings = settings_never_used().first;
   const void* first = nullptr;
   {
-    const server::TlsServerContext a(server_config());
+    const server::TlsServerContext a(settings);
     first = a.native();
     SSL_CTX_set_app_data(a.native(), &first);  // marks this context
   }
   {
-    server::TlsServerConfig other = server_config();
+    server::TlsServerConfig other = settings;
     other.tickets = 3;  // other settings: not the marked context
     const server::TlsServerContext b(other);
     EXPECT_EQ(SSL_CTX_get_app_data(b.native()), nullptr);
   }
   {
-    server::TlsServerConfig blinded = server_config();
+    server::TlsServerConfig blinded = settings;
     blinded.rsa_blinding = true;  // a live server's key: its contexts are never reused
     const server::TlsServerContext c(blinded);
     SSL_CTX_set_app_data(c.native(), &first);
   }
   {
-    server::TlsServerConfig blinded = server_config();
+    server::TlsServerConfig blinded = settings;
     blinded.rsa_blinding = true;
     const server::TlsServerContext d(blinded);
     EXPECT_EQ(SSL_CTX_get_app_data(d.native()), nullptr);  // a new one, not c's
   }
-  const server::TlsServerContext e(server_config());
+  const server::TlsServerContext e(settings);
   EXPECT_EQ(SSL_CTX_get_app_data(e.native()), &first);  // the marked one, given back
 }
 
 TEST(ContextReuse, AServersCachedSessionsAreGoneWhenItsContextIsTakenAgain) {
   // TLS 1.2 without tickets: the server keeps each session in its context's cache.
-  server::TlsServerConfig server = server_config();
+  auto [server, client] = settings_never_used();
   server.max_version = server::TlsVersion::k1_2;
   server.resumption = true;
-  TlsClientConfig client = client_config();
   client.max_version = TlsVersion::k1_2;
   const Outcome first = handshake(9, server, client);
   EXPECT_EQ(first.server_sessions, 1);
@@ -174,7 +185,7 @@ TEST(ContextReuse, AServersCachedSessionsAreGoneWhenItsContextIsTakenAgain) {
 }
 
 TEST(ContextReuse, AClientsSavedSessionsStayWithIt) {
-  TlsClientConfig config = client_config();
+  TlsClientConfig config = settings_never_used().second;
   config.resumption = true;
   const void* first = nullptr;
   {
@@ -194,22 +205,24 @@ TEST(ContextReuse, AClientsSavedSessionsStayWithIt) {
 }
 
 TEST(ContextReuse, AContextLeftUnconfiguredIsNotGivenBack) {
+  static int calls = 0;  // a key of its own each time (--gtest_repeat)
+  const std::string key = "context-reuse-test-" + std::to_string(++calls);
   const void* first = nullptr;
   {
-    tlsio::PooledContext a = tlsio::take_context("context-reuse-test", TLS_server_method());
+    tlsio::PooledContext a = tlsio::take_context(key, TLS_server_method());
     ASSERT_TRUE(a.fresh());
     first = a.get();
     SSL_CTX_set_app_data(a.get(), &first);
     // Its owner failed to configure it (a bad certificate, say): it must not be taken again.
   }
-  tlsio::PooledContext b = tlsio::take_context("context-reuse-test", TLS_server_method());
+  tlsio::PooledContext b = tlsio::take_context(key, TLS_server_method());
   EXPECT_TRUE(b.fresh());
   EXPECT_EQ(SSL_CTX_get_app_data(b.get()), nullptr);
   b.configured();
   SSL_CTX_set_app_data(b.get(), &first);
   const SSL_CTX* kept = b.get();
   b = tlsio::PooledContext();  // given back
-  tlsio::PooledContext c = tlsio::take_context("context-reuse-test", TLS_server_method());
+  tlsio::PooledContext c = tlsio::take_context(key, TLS_server_method());
   EXPECT_FALSE(c.fresh());
   EXPECT_EQ(c.get(), kept);
   EXPECT_EQ(SSL_CTX_get_app_data(c.get()), &first);

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstring>
+#include <string>
 #include <string_view>
 
 namespace {
@@ -41,12 +42,52 @@ TEST(QueueBio, AnEmptyQueueMeansWaitNotEndOfStream) {
   EXPECT_EQ(BIO_read(bio, out.data(), 4), -1);  // as a memory BIO with mem_eof_return -1
   EXPECT_TRUE(BIO_should_retry(bio));
   EXPECT_TRUE(BIO_should_read(bio));
-  EXPECT_EQ(BIO_eof(bio), 0);
   // Bytes that arrive later are read, and the retry flag goes.
   queue.append(std::as_bytes(std::span("ab", 2)));
   EXPECT_EQ(BIO_read(bio, out.data(), 4), 2);
   EXPECT_FALSE(BIO_should_retry(bio));
   BIO_free(bio);
+}
+
+// What libssl sees of its BIOs, side by side with the memory BIO the queue BIO replaced (with
+// mem_eof_return -1): the same results and retry flags for each write, read, pending and flush.
+// (BIO_eof differs: a memory BIO answers 1 when empty; libssl asks only when no retry flag is set,
+// which after an empty read never happens with either.)
+TEST(QueueBio, AnswersLibsslAsTheMemoryBioDid) {
+  ByteQueue queue;
+  BIO* ours = tb::tlsio::make_queue_bio(queue);
+  BIO* mem = BIO_new(BIO_s_mem());
+  BIO_set_mem_eof_return(mem, -1);
+  struct Step {
+    const char* write;  // or nullptr: a read of `read` bytes
+    int read;
+  };
+  const Step steps[] = {{nullptr, 4}, {"hello ", 0}, {"world", 0}, {nullptr, 8}, {"!", 0},
+                        {nullptr, 8}, {nullptr, 8},  {"", 0},      {nullptr, 0}, {nullptr, 3}};
+  for (const Step& step : steps) {
+    std::array<char, 16> a{}, b{};
+    const int r_ours = step.write
+                           ? BIO_write(ours, step.write, static_cast<int>(std::strlen(step.write)))
+                           : BIO_read(ours, a.data(), step.read);
+    const int r_mem = step.write
+                          ? BIO_write(mem, step.write, static_cast<int>(std::strlen(step.write)))
+                          : BIO_read(mem, b.data(), step.read);
+    const std::string what = step.write ? std::string("write \"") + step.write + "\""
+                                        : "read " + std::to_string(step.read);
+    EXPECT_EQ(r_ours, r_mem) << what;
+    if (r_ours > 0 && !step.write) {
+      EXPECT_EQ(std::string_view(a.data(), static_cast<std::size_t>(r_ours)),
+                std::string_view(b.data(), static_cast<std::size_t>(r_mem)))
+          << what;
+    }
+    EXPECT_EQ(BIO_should_retry(ours), BIO_should_retry(mem)) << what;
+    EXPECT_EQ(BIO_should_read(ours), BIO_should_read(mem)) << what;
+    EXPECT_EQ(BIO_ctrl_pending(ours), BIO_ctrl_pending(mem)) << what;
+    EXPECT_EQ(BIO_ctrl_wpending(ours), BIO_ctrl_wpending(mem)) << what;
+  }
+  EXPECT_EQ(BIO_flush(ours), BIO_flush(mem));
+  BIO_free(ours);
+  BIO_free(mem);
 }
 
 TEST(QueueBio, FreeingTheBioLeavesTheQueueToItsOwner) {

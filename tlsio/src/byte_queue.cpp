@@ -22,20 +22,25 @@ std::span<std::byte> ByteQueue::prepare(std::size_t n) {
     begin_ = 0;
     end_ = held;
   }
+  prepared_ = n;
   return {storage_.get() + end_, n};
 }
 
-void ByteQueue::commit(std::size_t n) { end_ += std::min(n, capacity_ - end_); }
+void ByteQueue::commit(std::size_t n) {
+  end_ += std::min(n, prepared_);
+  prepared_ = 0;
+}
 
 void ByteQueue::append(std::span<const std::byte> bytes) {
   if (bytes.empty()) return;
   std::memcpy(prepare(bytes.size()).data(), bytes.data(), bytes.size());
-  end_ += bytes.size();
+  commit(bytes.size());
 }
 
 void ByteQueue::consume(std::size_t n) {
   begin_ += std::min(n, size());
   if (begin_ == end_) begin_ = end_ = 0;  // drained: the next bytes start at the front again
+  prepared_ = 0;
 }
 
 void ByteQueue::swap(ByteQueue& other) noexcept {
@@ -43,6 +48,7 @@ void ByteQueue::swap(ByteQueue& other) noexcept {
   std::swap(capacity_, other.capacity_);
   std::swap(begin_, other.begin_);
   std::swap(end_, other.end_);
+  std::swap(prepared_, other.prepared_);
 }
 
 }  // namespace tb::tlsio

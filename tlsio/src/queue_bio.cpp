@@ -43,9 +43,9 @@ long ctrl(BIO* bio, int cmd, long, void*) {
       return 0;
     case BIO_CTRL_FLUSH:
       return 1;
-    case BIO_CTRL_EOF:  // never the end: an empty queue only waits for more
-      return 0;
-    default:  // what OpenSSL asks and a queue does not have (kTLS, datagram, push/pop)
+    case BIO_CTRL_EOF:  // never the end: an empty queue only waits for more (a memory BIO says 1
+      return 0;         // when empty, but libssl asks only when a read left no retry flag)
+    default:            // what OpenSSL asks and a queue does not have (kTLS, datagram, push/pop)
       return 0;
   }
 }

@@ -9,9 +9,14 @@
 // again in the same sizes and order and the ticket keys set from it, so that a deterministic
 // generator (servercore's DeterministicRandom) gives the connections that follow the same bytes
 // as after a new context; the cookie key, used only by SSL_stateless, keeps its first value. The
-// sessions a context cached are flushed when it is given back. Settings are not reapplied: the key
-// must name everything its owner configured, and an owner whose context keeps other state
-// between uses (a server key with RSA blinding caches a factor it drew) must not pool it.
+// sessions a context cached are flushed when it is given back. Its session statistics are not
+// reset: OpenSSL also flushes expired sessions (by wall-clock time) at every 255th handshake a
+// server context counts, which can then come at another handshake than with a new context; but
+// sessions live two hours (OpenSSL's default) and go when their owner gives the context back, so
+// no owner that runs for less than that sees the difference. Settings are not reapplied: the key
+// must name everything its owner configured, and an owner whose context keeps other state between
+// uses (a server key with RSA blinding caches a factor it drew) must not pool it. An owner gives
+// its context back only when no connection made from it (SSL_new) is left.
 #include <openssl/types.h>  // SSL_CTX
 
 #include <string>
