@@ -12,8 +12,8 @@
 //   build/default/bench/sim_throughput --only plain|profile|profile-http MiB count
 //                                      [--bulk-send|--bulk-send-fast]
 //       only twinbench's downloads (or with the flag BulkSend's), `count` of them, and no table:
-//       a workload to profile (perf record -g build/default/bench/sim_throughput --only plain 1
-//       500)
+//       a workload to profile, as in
+//       perf record -g build/default/bench/sim_throughput --only plain 1 500
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
