@@ -605,7 +605,9 @@ ns3::Time ns3::DataRate::CalculateBytesTxTime(uint32_t bytes) const {
   };
   thread_local std::array<Remembered, 16> remembered;
   const ns3::Time::Unit resolution = ns3::Time::GetResolution();
-  Remembered& r = remembered[(bytes * 2654435761u ^ m_bps ^ (m_bps >> 17)) % remembered.size()];
+  // Fibonacci hashing: the product's top 4 bits mix every bit of the rate and size into a slot.
+  const std::uint64_t key = (m_bps ^ (std::uint64_t{bytes} << 32) ^ bytes) * 0x9e3779b97f4a7c15u;
+  Remembered& r = remembered[key >> 60];
   if (r.resolution == resolution && r.bps == m_bps && r.bytes == bytes) {
     tx_times_remembered.fetch_add(1, std::memory_order_relaxed);
     return ns3::Time(r.steps);  // in steps of the current resolution
