@@ -32,10 +32,38 @@ std::string ms(double v) { return fmt::format("{:.1f}", v); }
 
 }  // namespace
 
-bool TwinCell::within() const {
+bool TwinCell::within_time() const {
   if (!missing.empty()) return false;
-  if (fps > 0 && std::fabs(simulated_frames - emulated_frames) <= 1) return true;
   return std::fabs(diff_ms()) <= std::max(frame_ms, 0.05 * emulated.median) + 1e-9;
+}
+
+std::optional<bool> TwinCell::within_frames() const {
+  if (fps == 0) return std::nullopt;
+  return missing.empty() && std::fabs(simulated_frames - emulated_frames) <= 1;
+}
+
+CompareCounts count_within(const std::vector<TwinCell>& cells) {
+  CompareCounts n;
+  n.cells = cells.size();
+  for (const auto& c : cells) {
+    n.within_time += c.within_time() ? 1 : 0;
+    if (const auto frames = c.within_frames()) {
+      ++n.capped;
+      n.within_frames += *frames ? 1 : 0;
+    }
+  }
+  return n;
+}
+
+std::string CompareCounts::summary() const {
+  const auto pct = [](std::size_t part, std::size_t whole) {
+    return whole == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole);
+  };
+  return fmt::format(
+      "{} of {} cells ({:.0f} %) within max(1 frame, 5 %) in time; {} of {} capped cells ({:.0f} "
+      "%) within one frame in frame counts",
+      within_time, cells, pct(within_time, cells), within_frames, capped,
+      pct(within_frames, capped));
 }
 
 std::vector<TwinCell> pair_cells(const std::string& point, const twinbench::ResultSet& simulated,
@@ -78,19 +106,23 @@ std::string twin_csv(const std::vector<TwinCell>& cells) {
   std::string out =
       "point,scenario,fps,body_bytes,variant,sim_median_ms,sim_q1_ms,sim_q3_ms,emu_median_ms,emu_"
       "q1_ms,emu_q3_ms,"
-      "diff_ms,diff_pct,diff_frames,within,emu_path_valid,emu_lateness_p99_us,sim_runs,emu_runs\n";
+      "diff_ms,diff_pct,diff_frames,within_frames,within_time,emu_path_valid,emu_lateness_p99_"
+      "us,sim_runs,emu_runs\n";
   for (const auto& c : cells) {
+    const auto frames = c.within_frames();
+    const std::string within_frames = !frames ? "" : *frames ? "yes" : "no";
     if (!c.missing.empty()) {
-      out += fmt::format("\"{}\",{},{},{},{},,,,,,,,,,no,{},,0,0\n", c.point, c.scenario, c.fps,
-                         c.body_bytes, c.variant, c.path_valid ? "yes" : "no");
+      out += fmt::format("\"{}\",{},{},{},{},,,,,,,,,,{},no,{},,0,0\n", c.point, c.scenario, c.fps,
+                         c.body_bytes, c.variant, within_frames, c.path_valid ? "yes" : "no");
       continue;
     }
     out += fmt::format(
-        "\"{}\",{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.2f},{:.2f},{},{},{:"
-        ".0f},{},{}\n",
+        "\"{}\",{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.2f},{:.2f},{},{},{},"
+        "{:.0f},{},{}\n",
         c.point, c.scenario, c.fps, c.body_bytes, c.variant, c.simulated.median, c.simulated.q1,
         c.simulated.q3, c.emulated.median, c.emulated.q1, c.emulated.q3, c.diff_ms(),
-        c.diff_percent(), c.diff_frames(), c.within() ? "yes" : "no", c.path_valid ? "yes" : "no",
+        c.diff_percent(), c.diff_frames(), within_frames, c.within_time() ? "yes" : "no",
+        c.path_valid ? "yes" : "no",
         c.lateness_p99_us, c.simulated.n, c.emulated.n);
   }
   return out;
@@ -98,40 +130,40 @@ std::string twin_csv(const std::vector<TwinCell>& cells) {
 
 std::string twin_markdown(const std::vector<TwinCell>& cells, const std::string& title,
                           const std::vector<std::string>& notes) {
-  const auto within =
-      std::count_if(cells.begin(), cells.end(), [](const TwinCell& c) { return c.within(); });
   const auto invalid =
       std::count_if(cells.begin(), cells.end(), [](const TwinCell& c) { return !c.path_valid; });
   std::string out = fmt::format("# {}\n\n", title);
-  out += fmt::format("**{} of {} cells ({:.0f} %) within max(1 frame, 5 %) of the emulated path**",
-                     within, cells.size(),
-                     cells.empty()
-                         ? 0.0
-                         : 100.0 * static_cast<double>(within) / static_cast<double>(cells.size()));
+  out += fmt::format("**{}**", count_within(cells).summary());
   out += invalid ? fmt::format("; {} cells from runs whose path timing was invalid (marked).\n\n",
                                invalid)
                  : "; no run was marked invalid for its timing (docs/live-path.md, Validity).\n\n";
   out +=
       "Simulated (ns-3) and emulated (real kernel TCP) medians, q1..q3 in brackets, in ms; the "
       "difference is "
-      "simulated minus emulated.\n\n";
+      "simulated minus emulated. *frames*: the median frame counts at most one apart (capped "
+      "cells; - uncapped); *time*: the medians within max(1 frame, 5 % of the emulated one).\n\n";
   out +=
       "| point | variant | fps | bytes | simulated | emulated | diff ms | diff % | diff frames | "
-      "within |\n"
-      "|---|---|---:|---:|---:|---:|---:|---:|---:|:---:|\n";
+      "frames | time |\n"
+      "|---|---|---:|---:|---:|---:|---:|---:|---:|:---:|:---:|\n";
+  const auto verdict = [](std::optional<bool> v) -> std::string {
+    return !v ? "-" : *v ? "yes" : "**no**";
+  };
   for (const auto& c : cells) {
     if (!c.missing.empty()) {
-      out +=
-          fmt::format("| {} | {} | {} | {} | | | | | | **no**: no successful sample ({}) |\n",
-                      c.point.empty() ? "-" : c.point, c.variant, c.fps, c.body_bytes, c.missing);
+      out += fmt::format(
+          "| {} | {} | {} | {} | | | | | | {} | **no**: no successful sample ({}) |\n",
+          c.point.empty() ? "-" : c.point, c.variant, c.fps, c.body_bytes,
+          verdict(c.within_frames()), c.missing);
       continue;
     }
     out += fmt::format(
-        "| {} | {} | {} | {} | {} ({}..{}) | {} ({}..{}){} | {:+.1f} | {:+.1f} | {:+.2f} | {} |\n",
+        "| {} | {} | {} | {} | {} ({}..{}) | {} ({}..{}){} | {:+.1f} | {:+.1f} | {:+.2f} | {} | {} "
+        "|\n",
         c.point.empty() ? "-" : c.point, c.variant, c.fps, c.body_bytes, ms(c.simulated.median),
         ms(c.simulated.q1), ms(c.simulated.q3), ms(c.emulated.median), ms(c.emulated.q1),
         ms(c.emulated.q3), c.path_valid ? "" : " (invalid timing)", c.diff_ms(), c.diff_percent(),
-        c.diff_frames(), c.within() ? "yes" : "**no**");
+        c.diff_frames(), verdict(c.within_frames()), verdict(c.within_time()));
   }
   if (!notes.empty()) {
     out += "\n";
@@ -230,14 +262,14 @@ struct CompareOutcome {
 std::string point_text(const GridPoint& p, const std::string& name,
                        const std::vector<TwinCell>& point_cells, const twinbench::RunInfo& run) {
   const auto ok = std::count_if(point_cells.begin(), point_cells.end(),
-                                [](const TwinCell& c) { return c.within(); });
+                                [](const TwinCell& c) { return c.within_time(); });
   const auto& path = run.emulated();
   const auto& host = run.host_timing();
   // Runs recorded before 2026-12-07 have no wake-ups recorded.
   const std::string wakeups = host.wakeups() > 0
                                   ? fmt::format("client wake-ups p99 {:.0f} us", host.p99_us())
                                   : std::string("client wake-ups not recorded");
-  return fmt::format("{}: {}/{} cells within; packet lateness p99 {:.0f} us, {}{}",
+  return fmt::format("{}: {}/{} cells within in time; packet lateness p99 {:.0f} us, {}{}",
                      p.key.empty() ? name : p.key, ok, point_cells.size(), path.lateness_p99_us(),
                      wakeups, path.valid() ? "" : " (INVALID)");
 }

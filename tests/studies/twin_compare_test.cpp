@@ -1,5 +1,6 @@
-// compare's pairing and its verdict: within max(1 frame, 5 %) of the emulated path, and a cell
-// that one twin has no successful sample of is shown and counted, not dropped.
+// compare's pairing and its two verdicts: within max(1 frame, 5 %) of the emulated path in time,
+// and (capped cells) median frame counts at most one apart; a cell that one twin has no
+// successful sample of is shown and counted, not dropped.
 #include "twinbench/studies/twin_compare.hpp"
 
 #include <gtest/gtest.h>
@@ -49,20 +50,28 @@ TEST(TwinCompare, CellsAreJudgedAgainstOneFrameOrFivePercentAndMissingOnesCount)
   add(emulated, "lost", 60, 50.0);
   const auto cells = pair_cells("rtt_ms=40", simulated, emulated);
   ASSERT_EQ(cells.size(), 3u);
-  EXPECT_TRUE(cells[0].within());
+  EXPECT_TRUE(cells[0].within_time());
+  EXPECT_EQ(cells[0].within_frames(), true);  // 6 frames against 6
   EXPECT_NEAR(cells[0].diff_ms(), -10, 1e-9);
   EXPECT_NEAR(cells[0].diff_frames(), -10 / (1000.0 / 60), 1e-9);
-  EXPECT_FALSE(cells[1].within());
-  EXPECT_FALSE(cells[2].within());
+  EXPECT_FALSE(cells[1].within_time());
+  EXPECT_EQ(cells[1].within_frames(), false);
+  EXPECT_FALSE(cells[2].within_time());
+  EXPECT_EQ(cells[2].within_frames(), false);
   EXPECT_NE(cells[2].missing.find("simulated"), std::string::npos) << cells[2].missing;
   const std::string md = twin_markdown(cells, "t", {});
-  EXPECT_NE(md.find("**1 of 3 cells (33 %) within max(1 frame, 5 %)"), std::string::npos) << md;
-  EXPECT_NE(twin_csv(cells).find("\"rtt_ms=40\",grid,60,0,lost,,,,,,,,,,no,"), std::string::npos)
+  EXPECT_NE(md.find("**1 of 3 cells (33 %) within max(1 frame, 5 %) in time; 1 of 3 capped cells "
+                    "(33 %) within one frame in frame counts**"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(twin_csv(cells).find("\"rtt_ms=40\",grid,60,0,lost,,,,,,,,,,no,no,"),
+            std::string::npos)
       << twin_csv(cells);
 }
 
-// A frame-capped cell one frame apart is within however the live frame's microseconds of
-// lateness make its milliseconds come out; two frames apart is not.
+// A frame-capped cell one frame apart is within in frame counts however the live frame's
+// microseconds of lateness make its milliseconds come out, and the time column says that those
+// milliseconds are more than a frame; two frames apart is within neither.
 TEST(TwinCompare, AtAFrameCapOneFrameApartIsWithinToTheMicrosecond) {
   twinbench::ResultSet simulated = base(), emulated = base();
   const double frame = 1000.0 / 60;
@@ -73,8 +82,36 @@ TEST(TwinCompare, AtAFrameCapOneFrameApartIsWithinToTheMicrosecond) {
   const auto cells = pair_cells("", simulated, emulated);
   ASSERT_EQ(cells.size(), 2u);
   EXPECT_GT(std::fabs(cells[0].diff_ms()), frame) << "more than a frame in milliseconds";
-  EXPECT_TRUE(cells[0].within());
-  EXPECT_FALSE(cells[1].within());
+  EXPECT_EQ(cells[0].within_frames(), true);
+  EXPECT_FALSE(cells[0].within_time());
+  EXPECT_EQ(cells[1].within_frames(), false);
+  EXPECT_FALSE(cells[1].within_time());
+  const auto counts = count_within(cells);
+  EXPECT_EQ(counts.capped, 2u);
+  EXPECT_EQ(counts.within_frames, 1u);
+  EXPECT_EQ(counts.within_time, 0u);
+}
+
+// Uncapped cells have no frame count to judge: the frame column is empty and they are not counted
+// among the capped cells; time alone judges them.
+TEST(TwinCompare, UncappedCellsAreJudgedInTimeOnly) {
+  twinbench::ResultSet simulated = base(), emulated = base();
+  for (int i = 0; i < 3; ++i) add(simulated, "near", 0, 100.0);
+  for (int i = 0; i < 3; ++i) add(emulated, "near", 0, 104.0);  // 4 %
+  for (int i = 0; i < 3; ++i) add(simulated, "far", 0, 100.0);
+  for (int i = 0; i < 3; ++i) add(emulated, "far", 0, 110.0);  // 9 %, beyond 1 ms of frame work
+  const auto cells = pair_cells("", simulated, emulated);
+  ASSERT_EQ(cells.size(), 2u);
+  EXPECT_FALSE(cells[0].within_frames().has_value());
+  EXPECT_TRUE(cells[0].within_time());
+  EXPECT_FALSE(cells[1].within_time());
+  const auto counts = count_within(cells);
+  EXPECT_EQ(counts.capped, 0u);
+  EXPECT_EQ(counts.within_time, 1u);
+  EXPECT_NE(twin_csv(cells).find(",near,100.000,100.000,100.000,104.000,104.000,104.000,-4.000,"
+                                 "-3.85,-4.00,,yes,"),
+            std::string::npos)
+      << twin_csv(cells);
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
 #pragma once
 // `twinbench compare`: one scenario (or a grid of it, with the sweep's axes) run by both twins,
 // the ns-3 simulation and the emulated path (real kernel TCP), with the same seed, side by side
-// per cell and variant: medians and quartiles, the difference in ms, % and frames, and whether it
-// is within max(1 frame, 5 %) of the emulated path.
+// per cell and variant: medians and quartiles, the difference in ms, % and frames, and two
+// verdicts: within max(1 frame, 5 %) of the emulated path in time, and (capped cells) median frame
+// counts at most one apart.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -34,10 +35,13 @@ struct TwinCell {
   double diff_ms() const { return simulated.median - emulated.median; }
   double diff_percent() const { return 100 * diff_ms() / emulated.median; }
   double diff_frames() const { return diff_ms() / frame_ms; }
-  // |diff| <= max(1 frame, 5 % of the emulated median); at a frame cap, also when the median
-  // frame counts differ by at most one (a live frame measures its period plus the frame loop's
-  // microseconds of lateness, so one frame apart can measure 16.674 ms at 60 fps).
-  bool within() const;
+  // |diff| <= max(1 frame, 5 % of the emulated median), in milliseconds. A missing cell is not.
+  bool within_time() const;
+  // Capped cells only: the two twins' median frame counts differ by at most one (the model
+  // claims frames; a live frame measures its period plus the frame loop's microseconds of
+  // lateness, so one frame apart can measure 16.674 ms at 60 fps, outside in time). Uncapped
+  // cells have no frame count to judge: nullopt.
+  std::optional<bool> within_frames() const;
 };
 
 // Pairs the two twins' samples cell by cell, in the scenario's order; a cell either twin has no
@@ -45,6 +49,13 @@ struct TwinCell {
 // result sets are of different scenarios.
 std::vector<TwinCell> pair_cells(const std::string& point, const twinbench::ResultSet& simulated,
                                  const twinbench::ResultSet& emulated);
+
+// How many cells each criterion holds for; the compare report's summary line.
+struct CompareCounts {
+  std::size_t cells = 0, within_time = 0, capped = 0, within_frames = 0;
+  std::string summary() const;  // "N of M cells (P %) within max(1 frame, 5 %) in time; ..."
+};
+CompareCounts count_within(const std::vector<TwinCell>& cells);
 
 std::string twin_csv(const std::vector<TwinCell>& cells);
 // `notes`: lines after the table (settings not applied, path validity), as Markdown.
