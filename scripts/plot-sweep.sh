@@ -32,7 +32,9 @@ awk_csv() {
     function row() '"$body" "$csv"
 }
 
-# Renders the gnuplot program $1 (panels of width x height pixels) to OUT.png and OUT.svg.
+# Renders the gnuplot program $1 (panels of width x height pixels) to OUT.png and OUT.svg. Every
+# plotted series has a title of its own: the SVG names an untitled one by its data file, a
+# temporary path, and the file would differ run to run.
 render() {
   local program=$1 width=$2 height=$3
   gnuplot <<EOF
@@ -89,7 +91,7 @@ unset key; set tics out
 "
   for f in $fpss; do
     program+="set title '$( [ "$f" = 0 ] && echo uncapped || echo "$f fps" )'
-plot '$tmp/fps$f' using 2:3:4 with image, '' using 2:3:(sprintf('%.1f', \$4)) with labels font ',7'
+plot '$tmp/fps$f' using 2:3:4 with image title 'speedup', '' using 2:3:(sprintf('%.1f', \$4)) with labels font ',7' notitle
 "
   done
   render "$program" 1200 $((450 * rows))
