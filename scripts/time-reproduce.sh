@@ -3,8 +3,8 @@
 # other, each checked byte for byte against results/reproduction, and writes the wall and CPU times
 # (min / median / max) with the machine they were measured on to
 # results/reproduction/wall-time.txt; the README quotes that file's first line (between its
-# reproduce-time markers) and docs/model.md (assembled by scripts/model-doc.sh) quotes it too, so the
-# figure there always comes from this script.
+# reproduce-time markers, rewritten by scripts/docs-figures.sh) and docs/model.md (assembled by
+# scripts/model-doc.sh) quotes it too, so the figure there always comes from this script.
 # Run it on an otherwise idle machine: the figure is only as quiet as the machine.
 # Usage: bash scripts/time-reproduce.sh [--bin build/default/twinbench] [--runs N]
 set -euo pipefail
@@ -56,9 +56,8 @@ out=results/reproduction/wall-time.txt
   for ((i = 0; i < runs; i++)); do echo "  run $((i + 1)): ${walls[$i]} ${cpus[$i]}"; done
 } > "$out.partial"
 mv "$out.partial" "$out"
-# The README's figure, between its markers, is this file's first line.
-line=$(head -1 "$out")
-sed -i -E "s|(<!-- reproduce-time -->).*(<!-- /reproduce-time -->)|\1${line//|/\\|}\2|" README.md
-# docs/model.md quotes it too; the script that assembles it reads this file.
+# docs/model.md quotes it; the script that assembles it reads this file. Then the figures quoted
+# between markers in README.md and docs/ (the reproduce-time one among them) from the results.
 bash scripts/model-doc.sh --bin "$bin" > /dev/null
+bash scripts/docs-figures.sh
 cat "$out"
