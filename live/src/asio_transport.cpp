@@ -244,6 +244,11 @@ std::size_t AsioTransport::buffered() const {
   return state_->received.size();
 }
 
+bool AsioTransport::peer_finished() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->eof;
+}
+
 void AsioTransport::close() {
   std::lock_guard lock(state_->mutex);
   State& s = *state_;

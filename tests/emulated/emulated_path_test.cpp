@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "path_fixture.hpp"
-#include "support/quiet_machine.hpp"
+#include "support/real_time.hpp"
 
 namespace tb::emulated {
 namespace {
@@ -119,9 +119,15 @@ double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
+// What a client program printed, and how late the link emulator delivered its packets.
+struct ClientRun {
+  std::vector<double> values;
+  LatenessSummary lateness;
+};
+
 // Runs `client` against bulk_server; its output is one number per line.
-std::vector<double> run_client(const PathConfig& config,
-                               const std::function<std::vector<double>()>& client) {
+ClientRun run_client_timed(const PathConfig& config,
+                           const std::function<std::vector<double>()>& client) {
   EmulatedPath path(config, bulk_server, [&](const std::function<void()>& ready, int out) {
     ready();
     std::string text;
@@ -131,13 +137,18 @@ std::vector<double> run_client(const PathConfig& config,
   const std::string text = path.client_output();
   EXPECT_EQ(path.client_status(), 0);
   const PathReport report = path.finish();
-  std::vector<double> values;
+  ClientRun run{{}, report.lateness};
   for (std::size_t at = 0; at < text.size();) {
     const std::size_t end = std::min(text.find('\n', at), text.size());
-    values.push_back(std::stod(text.substr(at, end - at)));
+    run.values.push_back(std::stod(text.substr(at, end - at)));
     at = end + 1;
   }
-  return values;
+  return run;
+}
+
+std::vector<double> run_client(const PathConfig& config,
+                               const std::function<std::vector<double>()>& client) {
+  return run_client_timed(config, client).values;
 }
 
 double fetch_ms(int s, std::uint64_t bytes) {
@@ -195,10 +206,10 @@ TEST(EmulatedPath, IW10SendsTenSegmentsInTheFirstRoundTripAndTwentyInTheSecond) 
 
 // After 2 s idle (10 RTOs) a CUBIC sender with slow start after idle restarts from its initial
 // window; without, it keeps the window it grew.
-double after_idle_ms(bool slow_start_after_idle) {
+std::pair<double, testing::RunTiming> after_idle_ms(bool slow_start_after_idle) {
   PathConfig config = path_40ms();
   config.server_tcp.slow_start_after_idle = slow_start_after_idle;
-  const auto times = run_client(config, [] {
+  const auto run = run_client_timed(config, [] {
     const int s = connect_to_server();
     fetch_ms(s, 2u << 20);  // grows the window
     std::this_thread::sleep_for(std::chrono::seconds(2));
@@ -206,7 +217,11 @@ double after_idle_ms(bool slow_start_after_idle) {
     ::close(s);
     return std::vector<double>{t};
   });
-  return times.empty() ? -1 : times[0];
+  // The emulator's own report: packets at p99 within 2 % of the 40 ms round trip, as an emulated
+  // run's validity asks (docs/live-path.md, Validity).
+  const testing::RunTiming timing{run.lateness.p99_us, run.lateness.max_us, 0.02 * 40'000,
+                                  "packets", {}};
+  return {run.values.empty() ? -1 : run.values[0], timing};
 }
 
 // 300 KiB is 212 segments: from IW10 that is 5 round trips (10, 20, 40, 80, 160); with the grown
@@ -220,16 +235,22 @@ bool holds(double on_ms, double off_ms) {
 TEST(EmulatedPath, SlowStartAfterIdleRestartsTheWindowOnlyWhenOn) {
   TB_REQUIRE_EMULATED_PATH();
   std::string busy;
-  const auto measured = testing::run_on_a_quiet_machine(
+  const auto measured = testing::first_valid_attempt(
       [] {
-        return std::pair{after_idle_ms(true), after_idle_ms(false)};
+        auto [on, on_timing] = after_idle_ms(true);
+        auto [off, off_timing] = after_idle_ms(false);
+        // The attempt is as valid as its worse run.
+        return std::pair{std::pair{on, off}, on_timing.p99_us - on_timing.limit_us >
+                                                     off_timing.p99_us - off_timing.limit_us
+                                                 ? on_timing
+                                                 : off_timing};
       },
-      busy, testing::kQuietMachineLatenessUs,
+      busy,
       // A busy machine only lengthens times: "off" can only fail by it, and "on" restarted in
-      // error would take one round trip plus the wire time (~65 ms), which wake-ups at most
+      // error would take one round trip plus the wire time (~65 ms), which packets at most
       // 20 ms late (kLongestStallForHoldsUs) do not lift past 180 ms.
       [](const std::pair<double, double>& t) { return holds(t.first, t.second); });
-  if (!measured) GTEST_SKIP() << busy;
+  if (!measured) TB_CANNOT_JUDGE(busy);
   const auto [on, off] = *measured;
   EXPECT_GT(on, kRestartedAtLeastMs) << "restarted from the initial window";
   EXPECT_LT(off, kKeptAtMostMs) << "kept the grown window";

@@ -19,7 +19,7 @@
 
 #include "twinbench/emulated/emulated_run.hpp"
 #include "path_fixture.hpp"
-#include "support/quiet_machine.hpp"
+#include "support/real_time.hpp"
 #include "twinbench/sim/sim_backend.hpp"
 #include "twinbench/scenario/load.hpp"
 #include "twinbench/scenario/stats.hpp"
@@ -61,7 +61,7 @@ TEST(EmulatedRun, FrameGatingAt40MsGivesTheSimulatedFrameCounts) {
   // thread of this test's own would compete with the run for the two cores.
   std::string invalid;
   std::optional<twinbench::ResultSet> measured;
-  for (int attempt = 0; attempt < testing::quiet_machine_attempts() && !measured; ++attempt) {
+  for (int attempt = 0; attempt < testing::real_time_attempts() && !measured; ++attempt) {
     auto results = emulated::run_emulated(s, runner::RunOptions{});
     const auto& timing = results.run().host_timing();
     EXPECT_GT(timing.wakeups(), 0u) << "the frame loop sleeps between frames";
@@ -73,8 +73,8 @@ TEST(EmulatedRun, FrameGatingAt40MsGivesTheSimulatedFrameCounts) {
       invalid += (invalid.empty() ? "" : "; ") + results.run().emulated().invalid_reason();
   }
   if (!measured)
-    GTEST_SKIP() << "no run with valid timing in " << testing::quiet_machine_attempts()
-                 << " attempts: " << invalid;
+    TB_CANNOT_JUDGE("no run with valid timing in " +
+                    std::to_string(testing::real_time_attempts()) + " attempts: " + invalid);
   const auto on_kernel = median_frames(*measured);
   ASSERT_EQ(simulated.size(), on_kernel.size());
   int equal = 0;

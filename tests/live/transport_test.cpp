@@ -169,7 +169,7 @@ TEST(AsioTransport, PeerCloseGivesEofAfterDraining) {
   AsioTransport t(io);
   t.connect(peer.endpoint());
   ASSERT_TRUE(eventually([&] { return t.available() == bytes.size(); })) << t.error();
-  std::this_thread::sleep_for(50ms);  // let the FIN arrive too
+  ASSERT_TRUE(eventually([&] { return t.peer_finished(); })) << "the FIN arrives";
   // FIN seen but bytes remain: still connected.
   EXPECT_EQ(t.status(), TransportStatus::kConnected);
 

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "support/real_time.hpp"
 #include "twinbench/sim/ns3_fast_paths.hpp"
 
 namespace tb::sim {
@@ -45,7 +46,7 @@ void expect_ours_is_called(const char* symbol, void* library) {
 class NextSegTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (library_next_seg() == nullptr) GTEST_SKIP() << "this ns-3 keeps its own NextSeg";
+    if (library_next_seg() == nullptr) TB_CANNOT_JUDGE("this ns-3 keeps its own NextSeg");
     buffer_->SetMaxBufferSize(1 << 20);
     buffer_->SetSegmentSize(kSegment);
     buffer_->SetDupAckThresh(3);
@@ -157,7 +158,7 @@ TEST_F(NextSegTest, AnswersAsNs3WithHeadMarkedLost) {
 class SackUpdateTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (library_update() == nullptr) GTEST_SKIP() << "this ns-3 keeps its own Update";
+    if (library_update() == nullptr) TB_CANNOT_JUDGE("this ns-3 keeps its own Update");
     for (auto& buffer : {ours_, ns3_}) {
       buffer->SetMaxBufferSize(1 << 20);
       buffer->SetSegmentSize(kSegment);
@@ -310,12 +311,12 @@ TEST_F(SackUpdateTest, MarksAsNs3DoesWithUnevenItemsAndAnAdvancedHead) {
 // ---- CreateOption ----
 
 TEST(CreateOptionTest, IsTheOneTheProgramCalls) {
-  if (library_create_option() == nullptr) GTEST_SKIP() << "this ns-3 keeps its own CreateOption";
+  if (library_create_option() == nullptr) TB_CANNOT_JUDGE("this ns-3 keeps its own CreateOption");
   expect_ours_is_called(kCreateOptionSymbol, reinterpret_cast<void*>(library_create_option()));
 }
 
 TEST(CreateOptionTest, MakesTheClassNs3MakesForEveryKind) {
-  if (library_create_option() == nullptr) GTEST_SKIP() << "this ns-3 keeps its own CreateOption";
+  if (library_create_option() == nullptr) TB_CANNOT_JUDGE("this ns-3 keeps its own CreateOption");
   for (unsigned kind = 0; kind < 256; ++kind) {
     const auto ours = ns3::TcpOption::CreateOption(static_cast<uint8_t>(kind));
     const auto theirs = library_create_option()(static_cast<uint8_t>(kind));
@@ -376,7 +377,7 @@ std::vector<std::string> headers_read() {
 }
 
 TEST(CreateOptionTest, HeadersReadWithOptionsHandedOutAgainAreNs3s) {
-  if (library_create_option() == nullptr) GTEST_SKIP() << "this ns-3 keeps its own CreateOption";
+  if (library_create_option() == nullptr) TB_CANNOT_JUDGE("this ns-3 keeps its own CreateOption");
   const std::uint64_t reused = ns3_tcp_options_reused();
   const auto ours = headers_read();
   EXPECT_GT(ns3_tcp_options_reused(), reused) << "ns-3's TcpHeader::Deserialize reaches ours";
@@ -390,7 +391,7 @@ TEST(CreateOptionTest, HeadersReadWithOptionsHandedOutAgainAreNs3s) {
 }
 
 TEST(CreateOptionTest, ATimestampOptionStillHeldIsNotHandedOut) {
-  if (library_create_option() == nullptr) GTEST_SKIP() << "this ns-3 keeps its own CreateOption";
+  if (library_create_option() == nullptr) TB_CANNOT_JUDGE("this ns-3 keeps its own CreateOption");
   std::vector<ns3::Ptr<ns3::TcpOption>> held;
   for (int i = 0; i < 20; ++i) {  // more than the reused ones
     held.push_back(ns3::TcpOption::CreateOption(ns3::TcpOption::TS));
@@ -493,12 +494,12 @@ void expect_constructed_as_ns3_does() {
 }
 
 TEST(ConstructSelfTest, IsTheOneTheProgramCalls) {
-  if (library_construct_self() == nullptr) GTEST_SKIP() << "this ns-3 keeps its own ConstructSelf";
+  if (library_construct_self() == nullptr) TB_CANNOT_JUDGE("this ns-3 keeps its own ConstructSelf");
   expect_ours_is_called(kConstructSelfSymbol, reinterpret_cast<void*>(library_construct_self()));
 }
 
 TEST(ConstructSelfTest, SetsAttributesAndCompletesConstructionAsNs3Does) {
-  if (library_construct_self() == nullptr) GTEST_SKIP() << "this ns-3 keeps its own ConstructSelf";
+  if (library_construct_self() == nullptr) TB_CANNOT_JUDGE("this ns-3 keeps its own ConstructSelf");
   ASSERT_TRUE(ns3_fast_paths_on());
   const std::uint64_t skipped = ns3_constructions_skipped();
   const std::uint64_t set_quietly = ns3_constructions_set_quietly();
@@ -533,7 +534,7 @@ TEST(ScopedNs3FastPathsTest, PutsBackWhatWasSet) {
 
 TEST(Mac48AddressTest, ReadsTextAsNs3Does) {
   if (library_mac48_address_from_text() == nullptr)
-    GTEST_SKIP() << "this ns-3 keeps its own Mac48Address constructor";
+    TB_CANNOT_JUDGE("this ns-3 keeps its own Mac48Address constructor");
   expect_ours_is_called(kMac48AddressFromTextSymbol,
                         reinterpret_cast<void*>(library_mac48_address_from_text()));
   for (const char* text : {"ff:ff:ff:ff:ff:ff", "FF:FF:FF:FF:FF:FF", "00:00:00:00:00:01",
@@ -559,7 +560,7 @@ ns3::GlobalValue* checksum_global() {
 // remembered one): ours answers as ns-3's own, which reads the value every time.
 TEST(ChecksumEnabledTest, FollowsEveryWayTheGlobalValueChanges) {
   if (library_checksum_enabled() == nullptr)
-    GTEST_SKIP() << "this ns-3 keeps its own Node::ChecksumEnabled";
+    TB_CANNOT_JUDGE("this ns-3 keeps its own Node::ChecksumEnabled");
   expect_ours_is_called(kChecksumEnabledSymbol,
                         reinterpret_cast<void*>(library_checksum_enabled()));
   ns3::GlobalValue* global = checksum_global();
@@ -592,7 +593,7 @@ TEST(ChecksumEnabledTest, FollowsEveryWayTheGlobalValueChanges) {
 
 TEST(CalculateBytesTxTimeTest, IsTheOneTheProgramCalls) {
   if (library_calculate_bytes_tx_time() == nullptr)
-    GTEST_SKIP() << "this ns-3 keeps its own CalculateBytesTxTime";
+    TB_CANNOT_JUDGE("this ns-3 keeps its own CalculateBytesTxTime");
   expect_ours_is_called(kCalculateBytesTxTimeSymbol,
                         reinterpret_cast<void*>(library_calculate_bytes_tx_time()));
 }
@@ -602,7 +603,7 @@ TEST(CalculateBytesTxTimeTest, IsTheOneTheProgramCalls) {
 // answer is ns-3's own, and at least one of each two came from what ours remembered.
 TEST(CalculateBytesTxTimeTest, AnswersAsNs3DoesForEveryRateAndSize) {
   if (library_calculate_bytes_tx_time() == nullptr)
-    GTEST_SKIP() << "this ns-3 keeps its own CalculateBytesTxTime";
+    TB_CANNOT_JUDGE("this ns-3 keeps its own CalculateBytesTxTime");
   const std::uint64_t remembered = ns3_tx_times_remembered();
   const std::vector<std::uint64_t> rates{1'000'000'000, 100'000'000, 20'000'000,
                                          7'777'777,     1,           123'456'789'012};
@@ -636,7 +637,7 @@ TEST(CalculateBytesTxTimeTest, AnswersAsNs3DoesForEveryRateAndSize) {
 
 TEST(RngStreamTest, IsTheOneTheProgramCalls) {
   if (library_rng_stream_constructor() == nullptr)
-    GTEST_SKIP() << "this ns-3 keeps its own RngStream constructor";
+    TB_CANNOT_JUDGE("this ns-3 keeps its own RngStream constructor");
   expect_ours_is_called(kRngStreamConstructorSymbol,
                         reinterpret_cast<void*>(library_rng_stream_constructor()));
 }
@@ -646,7 +647,7 @@ TEST(RngStreamTest, IsTheOneTheProgramCalls) {
 // between constructions and staying: every stream draws what ns-3's own constructor's draws.
 TEST(RngStreamTest, DrawsWhatNs3DrawsOnEveryStreamAndSubstream) {
   if (library_rng_stream_constructor() == nullptr)
-    GTEST_SKIP() << "this ns-3 keeps its own RngStream constructor";
+    TB_CANNOT_JUDGE("this ns-3 keeps its own RngStream constructor");
   const std::uint64_t reused = ns3_rng_substream_starts_reused();
   int constructions = 0;
   for (std::uint32_t seed : {1u, 12345u, 4294944442u}) {

@@ -1,6 +1,7 @@
 // Frame counts over real sockets against the model: live loopback runs against the virtual-time
 // prediction and against the simulation of a loopback-like path. These run alone (RUN_SERIAL):
-// a loaded machine delays the frame loop and the kernel's connect races the next poll.
+// a loaded machine delays the frame loop and the kernel's connect races the next poll. Each live
+// run is judged by its own report of the client's wake-ups (support/real_time.hpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,7 +11,7 @@
 #include <vector>
 
 #include "clientcore/model_fixture.hpp"
-#include "support/quiet_machine.hpp"
+#include "support/real_time.hpp"
 #include "support/variants.hpp"
 #include "twinbench/live/live_backend.hpp"
 #include "twinbench/sim/sim_backend.hpp"
@@ -38,6 +39,12 @@ std::uint64_t predicted_frames(const VariantCase& v, std::uint32_t fps, std::uin
   return bench.run(*model, testing::ModelBench::get(testing::ModelBench::download(bytes))).frames;
 }
 
+// A live run's own account of its timing: the client's wake-ups (frame loop and worker sleeps).
+testing::RunTiming client_wakeups(const live::LiveBackend& live) {
+  const auto w = live.wakeup_lateness();
+  return {w.p99_us, w.max_us, testing::kWakeupLimitUs, "client wake-ups", {}};
+}
+
 // Loopback is faster than a frame, but a connect completes before or after the poll that follows
 // it within the same frame (the kernel races the frame loop). The model predicts both orderings;
 // each cell's median must be one of the two (any other count, e.g. a chunk gate off by one,
@@ -45,16 +52,20 @@ std::uint64_t predicted_frames(const VariantCase& v, std::uint32_t fps, std::uin
 TEST(LiveLoopback, CooperativeFrameCountsMatchTheVirtualTimeModel) {
   live::LiveServer server(live::ServerOptions{});
   server.start();
-  live::LiveBackend live;
   runner::RunOptions options;
   options.base_url = server.base_url();
   options.request_timeout = 30s;
   const std::vector<VariantCase> coop = {kVariants[0], kVariants[4]};
   const auto s = scenario_for({60, 30}, {0, 10240, 1048576}, coop, false, /*runs=*/5);
   std::string busy;
-  const auto results = testing::run_on_a_quiet_machine(
-      [&] { return runner::run_scenario(s, live.backend(), options); }, busy);
-  if (!results) GTEST_SKIP() << busy;
+  const auto results = testing::first_valid_attempt(
+      [&] {
+        live::LiveBackend live;
+        auto run = runner::run_scenario(s, live.backend(), options);
+        return std::pair{std::move(run), client_wakeups(live)};
+      },
+      busy);
+  if (!results) TB_CANNOT_JUDGE(busy);
   std::map<std::tuple<std::string, std::uint32_t, std::uint64_t>, std::vector<std::uint64_t>>
       frames;
   for (const auto& sample : results->samples()) {
@@ -117,63 +128,91 @@ std::vector<std::string> frame_count_disagreements(const twinbench::ResultSet& l
   return disagreements;
 }
 
+// Disagreements between live loopback and the simulation that are known and explained, by
+// server Nagle setting; each must still disagree exactly so (a fix that makes one agree fails
+// here, so that the entry is removed with the fix).
+struct KnownDisagreement {
+  std::string disagreement;  // as frame_count_disagreements() words it
+  std::string why;
+};
+const std::vector<KnownDisagreement> kKnownWithNagleOn = {};
+
 // Six variants over live loopback and over a simulated loopback-like path (tens of microseconds,
 // 10 Gbit/s, a 64 KiB MTU like Linux's lo): every cell takes the same number of frames, with the
-// server's TCP_NODELAY set. With Nagle on, whether a response's second write waits for a delayed
-// ACK turns on Linux's quick-ACK, pingpong and read-side ACK rules, which the simulation models
-// (docs/tcp-model.md) but not yet well enough to match live loopback cell by cell: a keep-alive
-// cell (c3s_coop, 10 KiB, 60 fps) takes 2 frames simulated and 1 live. Tracked in the issue notes.
-TEST(SimVersusLive, FrameCountsAgreeOnALoopbackLikePath) {
-  {
-    const bool nodelay = true;
-    SCOPED_TRACE(nodelay ? "server nodelay" : "server Nagle on");
-    twinbench::Scenario s = scenario::parse_scenario(std::string(R"(
-        name: "loopback"
-        variants { name: "c3_coop"  client: C3HTTP }
-        variants { name: "c3_thr"   client: C3HTTP threaded: true }
-        variants { name: "c3s_coop" client: C3HTTP session: true }
-        variants { name: "c3s_thr"  client: C3HTTP threaded: true session: true }
-        variants { name: "nat_coop" client: HTTP_REQUEST }
-        variants { name: "nat_thr"  client: HTTP_REQUEST threaded: true }
-        frame_caps: [60, 30]
-        body_bytes: [0, 10240, 1048576]
-        runs: 5
-        warmups: 1
-        network {
-          link { client_to_server_delay_ms: 0.02 server_to_client_delay_ms: 0.02
-                 downlink_mbps: 10000 uplink_mbps: 10000 mtu_bytes: 65535 }
-          server_tcp { nodelay: )") + (nodelay ? "true" : "false") +
-                                                         R"( }
-        }
-    )",
-                                                     "loopback");
+// server's TCP_NODELAY set and with Nagle on. With Nagle on, whether a response's second write
+// waits for a delayed ACK turns on Linux's quick-ACK, pingpong and read-side ACK rules, which the
+// simulation models (docs/tcp-model.md); where it does not yet match live loopback the cell is
+// listed above with its reason.
+class SimVersusLive : public ::testing::TestWithParam<bool> {};
 
-    live::ServerOptions server_options;
-    server_options.nodelay = nodelay;
-    live::LiveServer server(server_options);
-    server.start();
-    runner::RunOptions options;
-    options.request_timeout = 30s;
-    options.server_nodelay = nodelay;
-    std::string busy;
-    const auto sim_results = sim::run_simulated(s, options, 1);  // options without a base URL
-    const auto measured = testing::run_on_a_quiet_machine(
-        [&] {
-          live::LiveBackend live;
-          options.base_url = server.base_url();
-          return runner::run_scenario(s, live.backend(), options);
-        },
-        busy, testing::kQuietMachineLatenessUs,
-        // Lateness moves live frame counts; that every cell still agrees with the model on a
-        // busy machine would take a coincidence in all 36 cells.
-        [&](const twinbench::ResultSet& live_results) {
-          return frame_count_disagreements(live_results, sim_results).empty();
-        });
-    if (!measured) GTEST_SKIP() << busy;
-    for (const std::string& disagreement : frame_count_disagreements(*measured, sim_results))
-      ADD_FAILURE() << disagreement;
-  }
+TEST_P(SimVersusLive, FrameCountsAgreeOnALoopbackLikePath) {
+  const bool nodelay = GetParam();
+  twinbench::Scenario s = scenario::parse_scenario(std::string(R"(
+      name: "loopback"
+      variants { name: "c3_coop"  client: C3HTTP }
+      variants { name: "c3_thr"   client: C3HTTP threaded: true }
+      variants { name: "c3s_coop" client: C3HTTP session: true }
+      variants { name: "c3s_thr"  client: C3HTTP threaded: true session: true }
+      variants { name: "nat_coop" client: HTTP_REQUEST }
+      variants { name: "nat_thr"  client: HTTP_REQUEST threaded: true }
+      frame_caps: [60, 30]
+      body_bytes: [0, 10240, 1048576]
+      runs: 5
+      warmups: 1
+      network {
+        link { client_to_server_delay_ms: 0.02 server_to_client_delay_ms: 0.02
+               downlink_mbps: 10000 uplink_mbps: 10000 mtu_bytes: 65535 }
+        server_tcp { nodelay: )") + (nodelay ? "true" : "false") +
+                                                   R"( }
+      }
+  )",
+                                                   "loopback");
+  std::vector<std::string> known;
+  if (!nodelay)
+    for (const auto& k : kKnownWithNagleOn) known.push_back(k.disagreement);
+  std::sort(known.begin(), known.end());
+
+  live::ServerOptions server_options;
+  server_options.nodelay = nodelay;
+  live::LiveServer server(server_options);
+  server.start();
+  runner::RunOptions options;
+  options.request_timeout = 30s;
+  options.server_nodelay = nodelay;
+  const auto sim_results = sim::run_simulated(s, options, 1);  // options without a base URL
+  const auto disagreements = [&](const twinbench::ResultSet& live_results) {
+    auto d = frame_count_disagreements(live_results, sim_results);
+    std::sort(d.begin(), d.end());
+    return d;
+  };
+  std::string busy;
+  const auto measured = testing::first_valid_attempt(
+      [&] {
+        live::LiveBackend live;
+        options.base_url = server.base_url();
+        auto run = runner::run_scenario(s, live.backend(), options);
+        return std::pair{std::move(run), client_wakeups(live)};
+      },
+      busy,
+      // Lateness moves live frame counts; that every cell still agrees with the model as
+      // expected on a busy machine would take a coincidence in all 36 cells.
+      [&](const twinbench::ResultSet& live_results) {
+        return disagreements(live_results) == known;
+      });
+  if (!measured) TB_CANNOT_JUDGE(busy);
+  const auto found = disagreements(*measured);
+  for (const std::string& d : found)
+    if (!std::binary_search(known.begin(), known.end(), d)) ADD_FAILURE() << d;
+  for (const std::string& k : known)
+    if (!std::binary_search(found.begin(), found.end(), k))
+      ADD_FAILURE() << "known disagreement no longer seen (remove it from kKnownWithNagleOn): "
+                    << k;
 }
+
+INSTANTIATE_TEST_SUITE_P(ServerNagle, SimVersusLive, ::testing::Values(true, false),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "ServerNodelay" : "ServerNagleOn";
+                         });
 
 }  // namespace
 }  // namespace tb

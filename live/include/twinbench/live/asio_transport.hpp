@@ -35,6 +35,9 @@ class AsioTransport final : public Transport {
 
   // Received bytes currently held (== available()); for tests of the backpressure bound.
   std::size_t buffered() const;
+  // The peer's FIN has been read off the socket (bytes before it may still be held); for tests
+  // that the status stays connected until they are drained.
+  bool peer_finished() const;
 
   struct State;
 
