@@ -91,6 +91,8 @@ Command add_merge_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("merge", "Combine the point results of sweep shard directories");
   cmd->add_option("dirs", a->dirs, "Sweep directories (shards of one sweep)")->required();
   cmd->add_option("--out", a->out, "Where sweep.csv and sweep.jsonl go")->required();
+  cmd->add_flag("--partial", a->partial,
+                "Write the rows of the points found, leaving the others out (a slice of a sweep)");
   return {cmd, [a] { studies::merge_command(*a); }};
 }
 

@@ -17,8 +17,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 twinbench=${TWINBENCH:-build/default/twinbench}
 [ -x "$twinbench" ] || { echo "compare-grid: no $twinbench; build first or set TWINBENCH" >&2; exit 2; }
-results=results/compare
-kernel=$results/kernel
+# RESULTS and KERNEL move the output and the recorded kernel run (scripts/check-results.sh
+# rejudges into a directory of its own against the committed recording).
+results=${RESULTS:-results/compare}
+kernel=${KERNEL:-results/compare/kernel}
 rejudge=0
 args=()
 for a in "$@"; do
@@ -29,7 +31,7 @@ if ((rejudge)); then
     { echo "compare-grid: no recorded kernel run in $kernel (points/ and kernel.txt)" >&2; exit 2; }
   args+=(--emulated-from "$kernel")
 fi
-out=out/compare-grid
+out=${OUT:-out/compare-grid}
 rm -rf "$out"
 start=$(date +%s)
 "$twinbench" compare scenarios/compare/kernel_grid.textproto \

@@ -223,7 +223,8 @@ std::pair<std::string, std::string> sweep_tables(const std::vector<Axis>& axes,
 }
 
 // Combines the point files found in `dirs` (all of one sweep) into out/sweep.{csv,jsonl}.
-void merge_dirs(const std::vector<fs::path>& dirs, const fs::path& out) {
+// `partial`: the rows of the points found, the others left out, instead of refusing.
+void merge_dirs(const std::vector<fs::path>& dirs, const fs::path& out, bool partial = false) {
   std::string manifest;
   for (const fs::path& dir : dirs) {
     const auto text = read_file(dir / kManifest);
@@ -243,28 +244,32 @@ void merge_dirs(const std::vector<fs::path>& dirs, const fs::path& out) {
   const auto axes = scenario_axes(m.scenario(), origin);
   check_grid_size(axes, origin);
   const auto points = enumerate_points(axes);
-  std::vector<twinbench::ResultSet> results(points.size());
+  std::vector<Point> found_points;
+  std::vector<twinbench::ResultSet> results;
   std::size_t missing = 0;
   std::string first_missing;
-  for (std::size_t i = 0; i < points.size(); ++i) {
+  for (const Point& point : points) {
     bool found = false;
     for (const fs::path& dir : dirs) {
-      const fs::path file = point_file(dir, points[i]);
+      const fs::path file = point_file(dir, point);
       const auto data = read_file(file);
       if (!data) continue;
-      if (!results[i].ParseFromString(*data))
+      if (!results.emplace_back().ParseFromString(*data))
         throw SweepError(fmt::format("{}: cannot parse", file.string()));
+      found_points.push_back(point);
       found = true;
       break;
     }
-    if (!found && missing++ == 0) first_missing = points[i].key;
+    if (!found && missing++ == 0) first_missing = point.key;
   }
-  if (missing > 0)
+  if (missing > 0 && !partial)
     throw SweepError(
         fmt::format("{} of {} points have no result in the given directories (the first: {}); run "
                     "the missing shards, or resume the sweep",
                     missing, points.size(), first_missing));
-  const auto [csv, jsonl] = sweep_tables(axes, points, results);
+  if (found_points.empty())
+    throw SweepError(fmt::format("{}: no point has a result", dirs.front().string()));
+  const auto [csv, jsonl] = sweep_tables(axes, found_points, results);
   scenario::write_file_atomically(out / "sweep.csv", csv);
   scenario::write_file_atomically(out / "sweep.jsonl", jsonl);
 }
@@ -370,7 +375,7 @@ void sweep_command(const SweepArgs& a) {
 }
 
 void merge_command(const MergeArgs& a) {
-  merge_dirs(std::vector<fs::path>(a.dirs.begin(), a.dirs.end()), a.out);
+  merge_dirs(std::vector<fs::path>(a.dirs.begin(), a.dirs.end()), a.out, a.partial);
   std::cerr << fmt::format("merge: wrote {}\n", (fs::path(a.out) / "sweep.{csv,jsonl}").string());
 }
 

@@ -187,6 +187,25 @@ TEST_F(Sweep, OutputIsByteIdenticalForJobsAndMergedShards) {
       << first.second;
   EXPECT_EQ(outputs("j2"), first);
   EXPECT_EQ(outputs("merged"), first);
+
+  // One shard merged --partial: the header, then exactly the whole sweep's rows of its points
+  // (1 and 5 of 8), as scripts/check-results.sh compares a slice with the committed tables.
+  ASSERT_EQ(run({"merge", (dir_ / "s1").string(), "--partial", "--out",
+                 (dir_ / "slice").string()},
+                &err),
+            0)
+      << err;
+  std::string expected_csv = header + "\n", expected_jsonl;
+  std::istringstream csv_rows(first.first), jsonl_rows(first.second);
+  std::string row;
+  std::getline(csv_rows, row);  // the header
+  while (std::getline(csv_rows, row))
+    if (row.starts_with("1,") || row.starts_with("5,")) expected_csv += row + "\n";
+  while (std::getline(jsonl_rows, row))
+    if (row.starts_with("{\"point\":1,") || row.starts_with("{\"point\":5,"))
+      expected_jsonl += row + "\n";
+  EXPECT_EQ(std::count(expected_csv.begin(), expected_csv.end(), '\n'), 1 + 2 * 4);
+  EXPECT_EQ(outputs("slice"), std::pair(expected_csv, expected_jsonl));
 }
 
 // A simulated load over the number of clients: every client's samples count in its cells, and the

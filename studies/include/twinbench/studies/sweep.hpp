@@ -28,6 +28,10 @@ struct SweepArgs {
 struct MergeArgs {
   std::vector<std::string> dirs;
   std::string out;
+  // The rows of the points found, in point order, the others left out (a slice of a sweep, as
+  // scripts/check-results.sh compares with the committed tables); without it, a missing point
+  // is an error.
+  bool partial = false;
 };
 
 // Throw SweepError or ScenarioError (both InputError) for bad input, anything else on failure.
