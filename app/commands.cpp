@@ -25,7 +25,8 @@ int main_with_args(const std::vector<std::string>& args) {
   const std::vector<Command> commands = {
       add_run_command(app),       add_serve_command(app),    add_load_command(app),
       add_reproduce_command(app), add_validate_command(app), add_compare_command(app),
-      add_calibrate_command(app), add_sweep_command(app),    add_merge_command(app)};
+      add_calibrate_command(app), add_sweep_command(app),    add_merge_command(app),
+      add_shell_command(app)};
   std::vector<std::string> reversed(args.rbegin(), args.rend() - 1);
   try {
     app.parse(reversed);
@@ -33,8 +34,11 @@ int main_with_args(const std::vector<std::string>& args) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   try {
-    for (const Command& c : commands)
-      if (*c.cli) c.run();
+    for (const Command& c : commands) {
+      if (!*c.cli) continue;
+      c.run();
+      if (c.exit_status) return *c.exit_status;
+    }
     return 0;
   } catch (const parallel::Interrupted& e) {
     std::cerr << "error: " << e.what() << ": workers stopped, no partial file left\n";

@@ -1,6 +1,7 @@
 #pragma once
 // The twinbench subcommands, callable from main() and from the integration tests.
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,8 @@ int main_with_args(const std::vector<std::string>& args);
 struct Command {
   CLI::App* cli;
   std::function<void()> run;
+  // Set by a command whose exit status is another program's (shell): returned after run().
+  std::shared_ptr<int> exit_status = nullptr;
 };
 
 // One per file, each holding its own arguments.
@@ -31,6 +34,7 @@ Command add_compare_command(CLI::App& app);
 Command add_calibrate_command(CLI::App& app);
 Command add_sweep_command(CLI::App& app);
 Command add_merge_command(CLI::App& app);
+Command add_shell_command(CLI::App& app);
 
 // Runs a command's work with SIGINT and SIGTERM turned into a clean stop: the worker processes
 // killed and reaped, temporary files removed, nothing written, exit 128 + the signal

@@ -40,6 +40,7 @@ EmulatedPath::~EmulatedPath() {
 
 std::string EmulatedPath::client_output() { return client_->read_all(); }
 int EmulatedPath::client_status() { return client_->wait(); }
+pid_t EmulatedPath::client_pid() const { return client_->pid(); }
 
 PathReport EmulatedPath::finish() {
   client_->terminate();

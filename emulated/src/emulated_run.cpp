@@ -64,6 +64,8 @@ std::vector<AppliedSetting> client_gaps(const twinbench::Scenario& scenario,
   return out;
 }
 
+}  // namespace
+
 // 2 % of the smaller of the round trip and the shortest capped frame (none: of the round trip).
 double lateness_limit_us(const twinbench::Scenario& scenario, const scenario::ResolvedLink& link) {
   double period_ms = link.client_to_server_delay_ms + link.server_to_client_delay_ms;
@@ -72,8 +74,6 @@ double lateness_limit_us(const twinbench::Scenario& scenario, const scenario::Re
   }
   return period_ms * 1e3 * 0.02;
 }
-
-}  // namespace
 
 std::optional<std::string> run_emulated_preflight(const twinbench::Scenario& scenario) {
   std::set<std::string> congestion_controls;
@@ -86,9 +86,6 @@ std::optional<std::string> run_emulated_preflight(const twinbench::Scenario& sce
   return std::nullopt;
 }
 
-namespace {
-
-// What the path applied and how well it kept the link's timing, into the run's results.
 void record_path(const twinbench::Scenario& scenario, const emulated::PathConfig& config,
                  const emulated::PathReport& report, twinbench::RunInfo& run) {
   PathInfo& info = *run.mutable_emulated();
@@ -132,9 +129,20 @@ void record_path(const twinbench::Scenario& scenario, const emulated::PathConfig
                                         fmt::join(late, "; ")));
 }
 
-// The live server inside the server's namespace, and the client's URL and TLS to reach it.
-live::ServerOptions server_side(const twinbench::Scenario& scenario,
-                                const emulated::PathConfig& config, runner::RunOptions& options) {
+emulated::PathConfig path_config(const twinbench::Scenario& scenario, std::uint64_t seed,
+                                 bool server_nodelay) {
+  emulated::PathConfig config;
+  config.link = scenario::resolve(scenario.network().link());
+  config.client_tcp = scenario::resolve(scenario.network().client_tcp());
+  config.server_tcp = scenario::resolve(scenario.network().server_tcp());
+  config.server_tcp.nodelay = config.server_tcp.nodelay || server_nodelay;
+  config.seed = seed;
+  return config;
+}
+
+live::ServerOptions emulated_server(const twinbench::Scenario& scenario,
+                                    const emulated::PathConfig& config,
+                                    runner::RunOptions& options, std::string* ca_pem) {
   live::ServerOptions server_options;
   server_options.bind_address = emulated::kServerAddress;
   server_options.port = kEmulatedServerPort;
@@ -146,6 +154,7 @@ live::ServerOptions server_side(const twinbench::Scenario& scenario,
     runner::TlsSetup tls = runner::make_tls_setup(scenario, {emulated::kServerAddress});
     server_options.tls = tls.server;
     options.tls = tls.client;
+    if (ca_pem != nullptr) *ca_pem = tls.ca_pem;
     scheme = "https";
   }
   options.base_url =
@@ -154,23 +163,16 @@ live::ServerOptions server_side(const twinbench::Scenario& scenario,
   return server_options;
 }
 
-}  // namespace
-
 twinbench::ResultSet run_emulated(const twinbench::Scenario& scenario, runner::RunOptions options,
                                   bool server_nodelay, const std::string& capture_dir) {
-  emulated::PathConfig config;
-  config.link = scenario::resolve(scenario.network().link());
-  config.client_tcp = scenario::resolve(scenario.network().client_tcp());
-  config.server_tcp = scenario::resolve(scenario.network().server_tcp());
-  config.server_tcp.nodelay = config.server_tcp.nodelay || server_nodelay;
-  config.seed = options.seed;
+  emulated::PathConfig config = path_config(scenario, options.seed, server_nodelay);
   if (!capture_dir.empty()) {
     std::filesystem::create_directories(capture_dir);
     config.capture_prefix = capture_dir + "/emulated";
   }
   if (const auto missing = run_emulated_preflight(scenario)) throw PathUnavailable(*missing);
 
-  const live::ServerOptions server_options = server_side(scenario, config, options);
+  const live::ServerOptions server_options = emulated_server(scenario, config, options);
 
   auto server = [&](const std::function<void()>& ready, int) {
     live::LiveServer own(server_options);

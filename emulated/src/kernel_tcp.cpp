@@ -84,9 +84,11 @@ std::vector<AppliedSetting> apply_kernel_tcp(const scenario::ResolvedTcp& tcp,
     report.push_back({field, value, true, name + " = " + kernel_value});
   };
   // A namespace other than the host's may only default to the host's allowed algorithms, so the
-  // sockets choose theirs (the live transport and server take it as an option).
+  // route to the peer names it (congctl, below: any program's sockets, as behind `twinbench
+  // shell`), and twinbench's own client and server also set it on their sockets.
   report.push_back({"congestion_control", kernel_congestion_control(tcp.congestion_control), true,
-                    "setsockopt(TCP_CONGESTION) on the client's and the server's sockets"});
+                    "route metric congctl, and setsockopt(TCP_CONGESTION) on twinbench's own "
+                    "client's and server's sockets"});
   sysctl("slow_start_after_idle", tcp.slow_start_after_idle ? "true" : "false",
          "net/ipv4/tcp_slow_start_after_idle", tcp.slow_start_after_idle ? "1" : "0");
   sysctl("sack", tcp.sack ? "true" : "false", "net/ipv4/tcp_sack", tcp.sack ? "1" : "0");
@@ -109,8 +111,8 @@ std::vector<AppliedSetting> apply_kernel_tcp(const scenario::ResolvedTcp& tcp,
   const auto rto_ms =
       std::max(1L, static_cast<long>(std::lround(tcp.min_rto_ms)));  // the route takes whole ms
   run_program({"ip", "route", "replace", peer, "dev", device, "initcwnd",
-               std::to_string(tcp.initial_cwnd_segments), "rto_min",
-               std::to_string(rto_ms) + "ms"});
+               std::to_string(tcp.initial_cwnd_segments), "rto_min", std::to_string(rto_ms) + "ms",
+               "congctl", kernel_congestion_control(tcp.congestion_control)});
   report.push_back({"initial_cwnd_segments", std::to_string(tcp.initial_cwnd_segments), true,
                     "route metric initcwnd"});
   report.push_back(

@@ -199,35 +199,6 @@ TEST(EmulatedRun, TheKernelCountsTheResponseHeadAsAPacketInSlowStart) {
   EXPECT_NEAR(three_rounds - one_round, 80, 8) << "one segment more spills into a third round";
 }
 
-// Every process in the tree under `pid`, and the network namespaces they are in.
-void descendants(pid_t pid, std::set<pid_t>& pids, std::set<std::string>& namespaces) {
-  std::ifstream children("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) +
-                         "/children");
-  for (pid_t child; children >> child;) {
-    pids.insert(child);
-    std::error_code ec;
-    namespaces.insert(
-        std::filesystem::read_symlink("/proc/" + std::to_string(child) + "/ns/net", ec).string());
-    descendants(child, pids, namespaces);
-  }
-}
-
-// Gone, or a zombie waiting for whoever reaps orphans here.
-bool running(pid_t p) {
-  std::ifstream stat("/proc/" + std::to_string(p) + "/stat");
-  std::string pid, name, state;
-  if (!(stat >> pid >> name >> state)) return false;
-  return state != "Z";
-}
-
-bool namespace_in_use(const std::string& ns) {
-  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
-    std::error_code ec;
-    if (std::filesystem::read_symlink(e.path() / "ns/net", ec).string() == ns) return true;
-  }
-  return false;
-}
-
 TEST(EmulatedRun, AKilledRunLeavesNoProcessNamespaceOrInterfaceBehind) {
   TB_REQUIRE_EMULATED_PATH();
   const auto dir =
@@ -257,7 +228,7 @@ TEST(EmulatedRun, AKilledRunLeavesNoProcessNamespaceOrInterfaceBehind) {
   // the processes; what must not survive is every process and namespace seen).
   while (std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    descendants(pid, pids, namespaces);
+    testing::descendants(pid, pids, namespaces);
     namespaces.erase(own_namespace);
     namespaces.erase("");
     if (namespaces.size() >= 2) break;
@@ -271,11 +242,11 @@ TEST(EmulatedRun, AKilledRunLeavesNoProcessNamespaceOrInterfaceBehind) {
   // The children get their death signal from the kernel; give them a moment to exit.
   const auto gone_by = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   while (std::chrono::steady_clock::now() < gone_by &&
-         std::any_of(pids.begin(), pids.end(), [](pid_t p) { return running(p); }))
+         std::any_of(pids.begin(), pids.end(), [](pid_t p) { return testing::running(p); }))
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  for (pid_t p : pids) EXPECT_FALSE(running(p)) << "process " << p << " survived";
+  for (pid_t p : pids) EXPECT_FALSE(testing::running(p)) << "process " << p << " survived";
   // The TUN devices live only in those namespaces: gone with them.
-  for (const auto& ns : namespaces) EXPECT_FALSE(namespace_in_use(ns)) << ns << " survived";
+  for (const auto& ns : namespaces) EXPECT_FALSE(testing::namespace_in_use(ns)) << ns << " survived";
   EXPECT_FALSE(std::filesystem::exists(dir / "out" / "results.json"))
       << "no result from a killed run";
   std::filesystem::remove_all(dir);

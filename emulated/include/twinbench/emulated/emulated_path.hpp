@@ -42,6 +42,8 @@ class EmulatedPath {
   // Waits for the client program to end; what it wrote and its exit status.
   std::string client_output();
   int client_status();
+  // The client side's process (to pass it a signal).
+  pid_t client_pid() const;
   // Stops the server and the emulator; the settings and the emulator's figures.
   PathReport finish();
 

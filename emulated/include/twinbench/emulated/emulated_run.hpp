@@ -6,6 +6,8 @@
 #include <string>
 
 #include "results.pb.h"
+#include "twinbench/emulated/emulated_path.hpp"
+#include "twinbench/live/server.hpp"
 #include "twinbench/scenario/input_error.hpp"
 #include "twinbench/runner/run_scenario.hpp"
 
@@ -29,5 +31,24 @@ std::optional<std::string> run_emulated_preflight(const twinbench::Scenario& sce
 
 // The port the emulated server listens on, in its own namespace.
 inline constexpr std::uint16_t kEmulatedServerPort = 8927;
+
+// The path of the scenario's network section; `server_nodelay` adds to server_tcp.nodelay.
+PathConfig path_config(const twinbench::Scenario& scenario, std::uint64_t seed,
+                       bool server_nodelay = false);
+
+// The live server for the server's namespace (the scenario's server settings, HTTPS with test
+// credentials when the scenario asks for TLS); sets the client's base URL and TLS in `options`,
+// and the root certificate's PEM in `ca_pem` (if given) when HTTPS.
+live::ServerOptions emulated_server(const twinbench::Scenario& scenario, const PathConfig& config,
+                                    runner::RunOptions& options, std::string* ca_pem = nullptr);
+
+// What the path applied and how well it kept the link's timing (and the client's wake-ups, when
+// run.host_timing has them), into run.emulated: settings, packets, lateness and validity.
+void record_path(const twinbench::Scenario& scenario, const PathConfig& config,
+                 const PathReport& report, twinbench::RunInfo& run);
+
+// The p99 packet lateness a run must keep to be valid: 2 % of the smaller of the round trip and
+// the shortest capped frame (docs/live-path.md, Validity).
+double lateness_limit_us(const twinbench::Scenario& scenario, const scenario::ResolvedLink& link);
 
 }  // namespace tb::emulated

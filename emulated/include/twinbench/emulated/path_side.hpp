@@ -45,6 +45,7 @@ class PathSide {
   PathSide& operator=(const PathSide&) = delete;
 
   int tun_fd() const { return tun_fd_; }
+  pid_t pid() const { return pid_; }
   const std::vector<AppliedSetting>& settings() const { return settings_; }
   void go();               // lets the child's program run on from ready()
   std::string read_all();  // what the program wrote, until it closes its end
