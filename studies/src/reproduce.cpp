@@ -156,7 +156,11 @@ twinbench::Scenario scenario_of_cells(const std::string& name,
                                       const CompareOptions& options) {
   const auto* file = published_scenario_file(name);
   const auto published = scenario::parse_scenario(file->text, file->path);
-  twinbench::Scenario s = published;
+  // The profile is laid over the scenario as written, before its defaults: an engine default
+  // (Godot 3.2's 4 KiB download chunk, its TLS 1.2) must be the profile's engine's, not Godot 4's
+  // taken while the scenario named no engine.
+  twinbench::Scenario s;
+  scenario::parse_textproto(file->text, file->path, s);
   s.clear_variants();
   s.clear_frame_caps();
   s.clear_body_bytes();
