@@ -480,6 +480,8 @@ figure() {
     repro-session-32m-frames) repro_frames 33554432 %.0f c3s_coop ;;
     repro-session-1m-frames) repro_frames 1048576 %.2f c3s_coop ;;
     repro-session-1m-sim-max) repro_sim_max "60 fps, 1 MB" c3s_coop ;;
+    # results/real-clients/godot3/summary.md (scripts/godot-reference.sh): its summary line
+    godot3-summary) line results/real-clients/godot3/summary.md '^\*\*[0-9]+ of [0-9]+ cells' | sed 's/\*\*//g; s/ (\([0-9]* cells on links whose timing was not valid\))/; \1/' ;;
     # results/compare/compare.csv (scripts/compare-grid.sh), its within_time/within_frames columns
     compare-summary) cmp_summary ;;
     compare-outside) cmp_count out ;;

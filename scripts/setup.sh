@@ -14,6 +14,7 @@ packages=(
   parallel                          # sweep shards in the tests (GNU parallel)
   iproute2                          # the emulated path configures its namespaces with ip
   clang-14 libfuzzer-14-dev         # fuzz targets (the `fuzz` preset, scripts/fuzz.sh)
+  godot3-server                     # the real engine as a reference client (scripts/godot-reference.sh)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -236,17 +236,7 @@ TEST(EmulatedRun, AKilledRunLeavesNoProcessNamespaceOrInterfaceBehind) {
   ASSERT_GE(namespaces.size(), 2u)
       << "the run did not put its two sides in namespaces of their own";
   std::this_thread::sleep_for(std::chrono::milliseconds(500));  // mid-run
-  ::kill(pid, SIGKILL);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  // The children get their death signal from the kernel; give them a moment to exit.
-  const auto gone_by = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (std::chrono::steady_clock::now() < gone_by &&
-         std::any_of(pids.begin(), pids.end(), [](pid_t p) { return testing::running(p); }))
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  for (pid_t p : pids) EXPECT_FALSE(testing::running(p)) << "process " << p << " survived";
-  // The TUN devices live only in those namespaces: gone with them.
-  for (const auto& ns : namespaces) EXPECT_FALSE(testing::namespace_in_use(ns)) << ns << " survived";
+  testing::kill_and_expect_nothing_left(pid, pids, namespaces);
   EXPECT_FALSE(std::filesystem::exists(dir / "out" / "results.json"))
       << "no result from a killed run";
   std::filesystem::remove_all(dir);

@@ -4,7 +4,13 @@
 // and under CI (which runs as root with /dev/net/tun) a failure (support/real_time.hpp).
 #include <gtest/gtest.h>
 
+#include <signal.h>
 #include <sys/types.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
 
 #include <filesystem>
 #include <fstream>
@@ -50,6 +56,22 @@ inline bool namespace_in_use(const std::string& ns) {
     if (std::filesystem::read_symlink(e.path() / "ns/net", ec).string() == ns) return true;
   }
   return false;
+}
+
+// Kills `pid` (SIGKILL), reaps it, and expects every process seen under it (`pids`) to end
+// within 5 s, by the death signal the kernel sends them, and their namespaces (`namespaces`, with
+// the TUN devices that live only in them) to be gone with them.
+inline void kill_and_expect_nothing_left(pid_t pid, const std::set<pid_t>& pids,
+                                         const std::set<std::string>& namespaces) {
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  const auto gone_by = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (std::chrono::steady_clock::now() < gone_by &&
+         std::any_of(pids.begin(), pids.end(), [](pid_t p) { return running(p); }))
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  for (pid_t p : pids) EXPECT_FALSE(running(p)) << "process " << p << " survived";
+  for (const auto& ns : namespaces) EXPECT_FALSE(namespace_in_use(ns)) << ns << " survived";
 }
 
 }  // namespace tb::testing

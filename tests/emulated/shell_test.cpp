@@ -14,18 +14,14 @@
 #include <thread>
 
 #include "path_fixture.hpp"
+#include "twinbench/scenario/text.hpp"
 
 namespace tb {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string slurp(const fs::path& p) { return scenario::read_file(p).value_or(""); }
 
 // Single-quoted for /bin/sh.
 std::string quoted(const std::string& s) {
@@ -175,16 +171,7 @@ TEST_F(Shell, AKilledShellLeavesNoProcessNamespaceOrInterfaceBehind) {
   namespaces.erase("");
   ASSERT_TRUE(sleeping) << "the command never started";
   ASSERT_GE(namespaces.size(), 2u) << "the two sides are in namespaces of their own";
-  ::kill(pid, SIGKILL);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  const auto gone_by = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (std::chrono::steady_clock::now() < gone_by &&
-         std::any_of(pids.begin(), pids.end(), [](pid_t p) { return testing::running(p); }))
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  for (pid_t p : pids) EXPECT_FALSE(testing::running(p)) << "process " << p << " survived";
-  for (const auto& ns : namespaces)
-    EXPECT_FALSE(testing::namespace_in_use(ns)) << ns << " survived";
+  testing::kill_and_expect_nothing_left(pid, pids, namespaces);
 }
 
 }  // namespace
