@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -85,7 +86,9 @@ void announce_ready(int fd, const std::string& url) {
   ::close(fd);
 }
 
-void serve_command(ServeArgs a) {
+// Returns the exit status: 0, or 128 + the signal that stopped the server (after it closed every
+// connection, as a stopped run does).
+int serve_command(ServeArgs a) {
   if (a.tls) add_test_certificates(a);
   a.server.io_model = a.io_model == "sharded" ? live::IoModel::kSharded : live::IoModel::kShared;
   a.server.idle_timeout = std::chrono::milliseconds(std::llround(a.idle_timeout_s * 1000));
@@ -99,6 +102,12 @@ void serve_command(ServeArgs a) {
             << " writes); Ctrl-C stops\n";
   if (a.ready_fd >= 0) announce_ready(a.ready_fd, server.base_url());
   server.run_foreground();
+  if (const int signal = server.stop_signal()) {
+    std::cerr << "twinbench serve: interrupted by SIG" << ::sigabbrev_np(signal)
+              << ": every connection closed\n";
+    return 128 + signal;
+  }
+  return 0;
 }
 
 }  // namespace
@@ -147,7 +156,8 @@ Command add_serve_command(CLI::App& app) {
   cmd->add_option("--ready-fd", a->ready_fd,
                   "Write the base URL and a newline to this open file descriptor once listening")
       ->check(CLI::Range(0, 65535));
-  return {cmd, [a] { serve_command(*a); }};
+  auto status = std::make_shared<int>(0);
+  return {cmd, [a, status] { *status = serve_command(*a); }, status};
 }
 
 }  // namespace tb::app

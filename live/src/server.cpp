@@ -75,6 +75,7 @@ struct LiveServer::Impl {
   tcp::acceptor acceptor;
   asio::steady_timer accept_retry;
   std::optional<asio::signal_set> signals;
+  std::atomic<int> stop_signal{0};  // the signal that stopped run_foreground(), if one did
   std::uint16_t bound_port = 0;
   std::string url;
   std::size_t next_shard = 0;  // accept strand only
@@ -458,6 +459,8 @@ ServerStats LiveServer::stats() const {
   return stats;
 }
 
+int LiveServer::stop_signal() const { return impl_->stop_signal; }
+
 void LiveServer::run_foreground() {
   {
     std::lock_guard lock(impl_->lifecycle_mutex);
@@ -465,8 +468,10 @@ void LiveServer::run_foreground() {
     if (impl_->stop_requested) return;
     impl_->running = true;
     impl_->signals.emplace(impl_->accept_strand, SIGINT, SIGTERM);
-    impl_->signals->async_wait([impl = impl_.get()](const error_code& ec, int) {
-      if (!ec) impl->request_stop();
+    impl_->signals->async_wait([impl = impl_.get()](const error_code& ec, int signal) {
+      if (ec) return;
+      impl->stop_signal = signal;
+      impl->request_stop();
     });
     impl_->start_workers(1);
   }

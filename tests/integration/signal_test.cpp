@@ -1,12 +1,19 @@
 // SIGINT and SIGTERM during run, sweep, reproduce and calibrate (the real binary, mid-run): the
 // workers are killed and reaped, no temporary or partial file is left, and the exit status is
-// 128 + the signal. A sweep killed with -9 resumes from the points it had finished.
+// 128 + the signal. A sweep killed with -9 resumes from the points it had finished. serve stops
+// on either signal with every connection closed and the same exit status.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -110,6 +117,54 @@ INSTANTIATE_TEST_SUITE_P(Commands, SignalTest,
                          ::testing::Combine(::testing::ValuesIn(kCases),
                                             ::testing::Values(SIGINT, SIGTERM)),
                          case_name);
+
+// Whether something accepts TCP connections on 127.0.0.1:port.
+bool listening(std::uint16_t port) {
+  const int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const bool ok = ::connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  ::close(s);
+  return ok;
+}
+
+class ServeSignal : public ::testing::TestWithParam<int> {};
+
+TEST_P(ServeSignal, ServeStopsWithEveryConnectionClosedAndExits128PlusTheSignal) {
+  const int signal = GetParam();
+  const test::TempDir work("twinbench-serve-signal");
+  const std::uint16_t port = static_cast<std::uint16_t>(20000 + ::getpid() % 20000);
+  test::ChildProcess serve(TWINBENCH_BINARY, {"serve", "--port", std::to_string(port)},
+                           work.path() / "logs");
+  ASSERT_TRUE(test::wait_until([&] { return listening(port); }, 30s)) << serve.stderr_text();
+  // A kept-alive client, open when the signal comes.
+  const int client = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(client, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ASSERT_EQ(::kill(serve.pid(), signal), 0);
+  const auto status = serve.wait_for(30s);
+  ASSERT_TRUE(status) << "still running 30 s after the signal";
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 128 + signal)
+      << "wait status " << *status << "\n"
+      << serve.stderr_text();
+  EXPECT_NE(serve.stderr_text().find(std::string("interrupted by SIG") + ::sigabbrev_np(signal)),
+            std::string::npos)
+      << serve.stderr_text();
+  char byte = 0;
+  EXPECT_EQ(::read(client, &byte, 1), 0) << "the kept-alive connection was closed";
+  ::close(client);
+  EXPECT_FALSE(listening(port));
+}
+
+INSTANTIATE_TEST_SUITE_P(Signals, ServeSignal, ::testing::Values(SIGINT, SIGTERM),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return std::string("SIG") + ::sigabbrev_np(info.param);
+                         });
 
 std::size_t finished_points(const fs::path& sweep) {
   std::size_t n = 0;

@@ -73,6 +73,8 @@ class LiveServer {
 
   // For `twinbench serve`: serves on the calling thread until stop() or SIGINT/SIGTERM.
   void run_foreground();
+  // After run_foreground(): the signal that stopped it (SIGINT or SIGTERM), 0 if stop() did.
+  int stop_signal() const;
 
  private:
   struct Impl;
