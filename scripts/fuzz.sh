@@ -43,7 +43,7 @@ done
 
 # Target and its dictionary (tests/fuzz/dict/<dict>.dict; "-": none).
 targets=(client_http:http client_tls:- server_http:http server_tls:- scenario:scenario
-         measured_csv:measured_csv sweep_axis:sweep_axis)
+         measured_csv:measured_csv sweep_axis:sweep_axis pipelined_exchange:http)
 # What runs: the --targets in their order (longest first keeps two at a time busy), else all.
 run_list=()
 for name in ${only//,/ }; do
