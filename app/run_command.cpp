@@ -15,7 +15,9 @@
 #include "twinbench/runner/tls_setup.hpp"
 #include "twinbench/scenario/input_error.hpp"
 #include "twinbench/scenario/load.hpp"
+#include "twinbench/scenario/profile.hpp"
 #include "twinbench/scenario/report.hpp"
+#include "twinbench/scenario/text.hpp"
 #include "twinbench/sim/sim_backend.hpp"
 #include "twinbench/studies/embedded.hpp"
 #include "twinbench/studies/reproduce.hpp"
@@ -47,9 +49,14 @@ twinbench::Scenario load_run_scenario(const RunArgs& a) {
   twinbench::Scenario scenario = a.scenario.empty()
                                      ? scenario::parse_scenario(builtin.text, builtin.path)
                                      : scenario::load_scenario(a.scenario);
+  if (!a.profile.empty()) {
+    const std::string text =
+        a.scenario.empty() ? std::string(builtin.text) : *scenario::read_file(a.scenario);
+    scenario = scenario::scenario_under_profile(text, a.scenario.empty() ? builtin.path : a.scenario,
+                                                studies::load_profile(a.profile));
+  }
   if (a.runs) scenario.set_runs(*a.runs);
   if (a.warmups) scenario.set_warmups(*a.warmups);
-  if (!a.profile.empty()) studies::apply_profile(scenario, studies::load_profile(a.profile));
   if (a.tls) scenario.mutable_tls();
   const std::string origin = a.scenario.empty() ? builtin.path : a.scenario;
   if (!a.pcap.empty() && a.backend == "live")

@@ -1,5 +1,7 @@
 #include "twinbench/scenario/profile.hpp"
 
+#include "twinbench/scenario/load.hpp"
+
 namespace tb::scenario {
 
 void apply_profile(twinbench::Scenario& s, const twinbench::Scenario& profile) {
@@ -11,6 +13,15 @@ void apply_profile(twinbench::Scenario& s, const twinbench::Scenario& profile) {
   if (profile.has_tls()) *s.mutable_tls() = profile.tls();
   if (!profile.target().base_url().empty())
     s.mutable_target()->set_base_url(profile.target().base_url());
+}
+
+twinbench::Scenario scenario_under_profile(std::string_view text, const std::string& origin,
+                                           const twinbench::Scenario& profile) {
+  twinbench::Scenario s;
+  parse_textproto(text, origin, s);
+  apply_profile(s, profile);
+  apply_defaults(s);
+  return s;
 }
 
 }  // namespace tb::scenario

@@ -156,11 +156,7 @@ twinbench::Scenario scenario_of_cells(const std::string& name,
                                       const CompareOptions& options) {
   const auto* file = published_scenario_file(name);
   const auto published = scenario::parse_scenario(file->text, file->path);
-  // The profile is laid over the scenario as written, before its defaults: an engine default
-  // (Godot 3.2's 4 KiB download chunk, its TLS 1.2) must be the profile's engine's, not Godot 4's
-  // taken while the scenario named no engine.
-  twinbench::Scenario s;
-  scenario::parse_textproto(file->text, file->path, s);
+  twinbench::Scenario s = scenario::scenario_under_profile(file->text, file->path, profile);
   s.clear_variants();
   s.clear_frame_caps();
   s.clear_body_bytes();
@@ -178,7 +174,6 @@ twinbench::Scenario scenario_of_cells(const std::string& name,
   }
   for (auto cap : caps) s.add_frame_caps(cap);
   for (auto size : sizes) s.add_body_bytes(size);
-  apply_profile(s, profile);
   if (options.runs) s.set_runs(options.runs);
   if (options.warmups) s.set_warmups(*options.warmups);
   scenario::apply_defaults(s);
