@@ -56,37 +56,50 @@ TEST(EmulatedRun, FrameGatingAt40MsGivesTheSimulatedFrameCounts) {
   link->set_mtu_bytes(1500);
   s.set_runs(3);
   const auto simulated = median_frames(sim::run_simulated(s, runner::RunOptions{}, 1));
+  // What disagrees with the simulation: a cell more than a frame apart, or fewer than 3/4 of the
+  // cells equal (a cell may sit on a frame boundary, where a fraction of a millisecond of kernel
+  // or scheduling time moves it by one); empty when the claim holds.
+  const auto disagreements = [&](const twinbench::ResultSet& run) {
+    std::vector<std::string> out;
+    const auto on_kernel = median_frames(run);
+    if (on_kernel.size() != simulated.size()) return std::vector<std::string>{"other cells"};
+    int equal = 0;
+    for (const auto& [cell, frames] : simulated) {
+      const auto& [variant, fps, bytes] = cell;
+      if (std::fabs(on_kernel.at(cell) - frames) > 1.0)
+        out.push_back(variant + " " + std::to_string(fps) + " fps " + std::to_string(bytes) +
+                      " B: kernel " + std::to_string(on_kernel.at(cell)) + " frames, simulated " +
+                      std::to_string(frames));
+      equal += on_kernel.at(cell) == frames;
+    }
+    if (equal < static_cast<int>(simulated.size()) * 3 / 4)
+      out.push_back(std::to_string(equal) + " of " + std::to_string(simulated.size()) +
+                    " cells equal");
+    return out;
+  };
   // The run judges its own timing (docs/live-path.md): the emulator's packet lateness and the
-  // client threads' wake-up lateness, each at p99 within 2 % of the RTT or a frame. A probe
-  // thread of this test's own would compete with the run for the two cores.
-  std::string invalid;
-  std::optional<twinbench::ResultSet> measured;
-  for (int attempt = 0; attempt < testing::real_time_attempts() && !measured; ++attempt) {
-    auto results = emulated::run_emulated(s, runner::RunOptions{});
-    const auto& timing = results.run().host_timing();
-    EXPECT_GT(timing.wakeups(), 0u) << "the frame loop sleeps between frames";
-    EXPECT_LE(timing.p50_us(), timing.p99_us());
-    EXPECT_LE(timing.p99_us(), timing.max_us());
-    if (results.run().emulated().valid())
-      measured = std::move(results);
-    else
-      invalid += (invalid.empty() ? "" : "; ") + results.run().emulated().invalid_reason();
-  }
-  if (!measured)
-    TB_CANNOT_JUDGE("no run with valid timing in " +
-                    std::to_string(testing::real_time_attempts()) + " attempts: " + invalid);
-  const auto on_kernel = median_frames(*measured);
-  ASSERT_EQ(simulated.size(), on_kernel.size());
-  int equal = 0;
-  for (const auto& [cell, frames] : simulated) {
-    const auto& [variant, fps, bytes] = cell;
-    EXPECT_NEAR(on_kernel.at(cell), frames, 1.0)
-        << variant << " " << fps << " fps " << bytes << " B";
-    equal += on_kernel.at(cell) == frames;
-  }
-  // Most cells agree exactly; a cell may sit on a frame boundary, where a fraction of a
-  // millisecond of kernel or scheduling time moves it by one.
-  EXPECT_GE(equal, static_cast<int>(simulated.size()) * 3 / 4);
+  // client threads' wake-up lateness, each at p99 within 2 % of the RTT or a frame.
+  std::string busy;
+  const auto measured = testing::first_valid_attempt(
+      [&] {
+        auto results = emulated::run_emulated(s, runner::RunOptions{});
+        const auto& host = results.run().host_timing();
+        const auto& path = results.run().emulated();
+        EXPECT_GT(host.wakeups(), 0u) << "the frame loop sleeps between frames";
+        EXPECT_LE(host.p50_us(), host.p99_us());
+        EXPECT_LE(host.p99_us(), host.max_us());
+        testing::RunTiming timing{path.lateness_p99_us(),
+                                  std::max(path.lateness_max_us(), host.max_us()),
+                                  path.lateness_limit_us(), "packets",
+                                  path.valid() ? std::string() : path.invalid_reason()};
+        return std::pair{std::move(results), timing};
+      },
+      busy,
+      // Lateness moves frame counts; that the claim still holds on a busy machine would take a
+      // coincidence in nearly every cell.
+      [&](const twinbench::ResultSet& run) { return disagreements(run).empty(); });
+  if (!measured) TB_CANNOT_JUDGE(busy);
+  for (const std::string& d : disagreements(*measured)) ADD_FAILURE() << d;
 }
 
 TEST(EmulatedRun, AClientStarvedOfCpuMakesTheRunInvalid) {
