@@ -4,7 +4,8 @@
 # scenarios/real-clients/godot3-*.textproto, and `twinbench validate` putting the GODOT3 model
 # (simulated) beside every cell (docs/real-clients.md).
 #
-#   sudo bash scripts/godot-reference.sh              the whole grid (about 10 minutes)
+#   sudo bash scripts/godot-reference.sh              the whole grid (10 min 41 s on AMD EPYC,
+#       2 cores, preset default: run.txt records each run's machine)
 #   sudo bash scripts/godot-reference.sh --smoke      one link, ping at 60 fps, 5 rounds (CI)
 #   bash scripts/godot-reference.sh --revalidate      the model only, against the engine's run
 #       kept in results/real-clients/godot3/ (seconds, no root): how a model change moves the
