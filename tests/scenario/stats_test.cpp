@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <random>
@@ -101,7 +102,7 @@ struct Row {
 };
 
 std::vector<Row> read_csv(const std::string& name) {
-  std::ifstream in(std::string(TWINBENCH_SOURCE_DIR) + "/tests/scenario/data/" + name);
+  std::ifstream in(std::filesystem::path(TWINBENCH_SOURCE_DIR) / "tests/scenario/data" / name);
   std::vector<Row> rows;
   std::string line;
   bool header = true;
