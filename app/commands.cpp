@@ -7,15 +7,23 @@
 #include <CLI/CLI.hpp>
 
 #include "twinbench/parallel/stop_signals.hpp"
+#include "twinbench/runner/run_scenario.hpp"
 #include "twinbench/scenario/input_error.hpp"
 
 namespace tb::app {
 
 void stop_on_signals(const std::function<void()>& work) {
   const parallel::StopOnSignals stop;
-  work();
+  try {
+    work();
+  } catch (const runner::RunStopped&) {
+    parallel::throw_if_stopped();  // a real-time run abandoned at the signal
+    throw;
+  }
   parallel::throw_if_stopped();  // a signal after the work: the output is complete, still report it
 }
+
+bool stop_signal_received() { return parallel::stop_signal() != 0; }
 
 unsigned all_cores() { return std::max(1u, std::thread::hardware_concurrency()); }
 

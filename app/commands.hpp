@@ -38,8 +38,10 @@ Command add_shell_command(CLI::App& app);
 
 // Runs a command's work with SIGINT and SIGTERM turned into a clean stop: the worker processes
 // killed and reaped, temporary files removed, nothing written, exit 128 + the signal
-// (parallel/stop_signals.hpp). For the commands whose work runs in the worker pool.
+// (parallel/stop_signals.hpp). The worker pool notices the signal by itself; a real-time run
+// (live, emulated) notices it through RunOptions::stop_requested = stop_signal_received.
 void stop_on_signals(const std::function<void()>& work);
+bool stop_signal_received();
 
 // Default of every --jobs option: all cores.
 unsigned all_cores();

@@ -143,6 +143,7 @@ void run_command(const RunArgs& a) {
   const std::string out = a.out.empty() ? "out/" + scenario.name() + "-" + a.backend : a.out;
   runner::RunOptions options;
   options.seed = a.seed;
+  options.stop_requested = stop_signal_received;
   if (!a.quiet) {
     auto progress = std::make_shared<runner::ProgressLine>("samples");
     options.on_sample = [progress](const twinbench::Sample& s, std::size_t done,
@@ -193,15 +194,7 @@ Command add_run_command(CLI::App& app) {
       "sim: simulate the interleaved run as one simulation per Session scope, not split into "
       "simulations per variant (slower; to check the split on a scenario)");
   cmd->add_option("--tls-ca", a->tls_ca, "PEM file of the roots to trust for an https --server");
-  // Simulated runs go through the worker pool, which stops cleanly on a signal; live and emulated
-  // runs keep the signals' default actions.
-  return {cmd, [a] {
-            if (a->backend == "sim") {
-              stop_on_signals([&] { run_command(*a); });
-            } else {
-              run_command(*a);
-            }
-          }};
+  return {cmd, [a] { stop_on_signals([&] { run_command(*a); }); }};
 }
 
 }  // namespace tb::app

@@ -38,7 +38,9 @@ EmulatedPath::~EmulatedPath() {
   if (emulator_) emulator_->stop();
 }
 
-std::string EmulatedPath::client_output() { return client_->read_all(); }
+std::optional<std::string> EmulatedPath::client_output(const std::function<bool()>& stop) {
+  return client_->read_all(stop);
+}
 int EmulatedPath::client_status() { return client_->wait(); }
 pid_t EmulatedPath::client_pid() const { return client_->pid(); }
 

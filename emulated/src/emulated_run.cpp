@@ -186,7 +186,12 @@ twinbench::ResultSet run_emulated(const twinbench::Scenario& scenario, runner::R
     transport.congestion_control =
         emulated::kernel_congestion_control(config.client_tcp.congestion_control);
     live::LiveBackend live(transport);
-    twinbench::ResultSet results = runner::run_scenario(scenario, live.backend(), options);
+    twinbench::ResultSet results;
+    try {
+      results = runner::run_scenario(scenario, live.backend(), options);
+    } catch (const runner::RunStopped&) {
+      return 1;  // the parent reports the stop
+    }
     live.record_host_timing(*results.mutable_run());
     std::string bytes;
     results.SerializeToString(&bytes);
@@ -200,11 +205,14 @@ twinbench::ResultSet run_emulated(const twinbench::Scenario& scenario, runner::R
   };
 
   emulated::EmulatedPath path(config, server, client);
-  const std::string bytes = path.client_output();
+  // The client side stops by the same test in its own process (a Ctrl-C reaches both); the path's
+  // destructor ends the sides of a stopped run.
+  const std::optional<std::string> bytes = path.client_output(options.stop_requested);
+  if (!bytes || (options.stop_requested && options.stop_requested())) throw runner::RunStopped();
   const int status = path.client_status();
   const emulated::PathReport report = path.finish();
   twinbench::ResultSet results;
-  if (status != 0 || !results.ParseFromString(bytes))
+  if (status != 0 || !results.ParseFromString(*bytes))
     throw std::runtime_error(
         fmt::format("the emulated run's client side failed (status {})", status));
 

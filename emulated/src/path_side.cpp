@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <linux/if.h>
 #include <linux/if_tun.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/ioctl.h>
@@ -274,10 +275,18 @@ void PathSide::go() {
   write_all(control_fd_, &go, 1);
 }
 
-std::string PathSide::read_all() {
+std::optional<std::string> PathSide::read_all(const std::function<bool()>& stop) {
   std::string out;
   char buffer[65536];
   for (;;) {
+    if (stop) {
+      // A signal may land on any of this process's threads, so a blocked read would not see it.
+      pollfd p{control_fd_, POLLIN, 0};
+      if (::poll(&p, 1, 20) == 0 || (p.revents == 0)) {
+        if (stop()) return std::nullopt;
+        continue;
+      }
+    }
     const ssize_t n = ::read(control_fd_, buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;

@@ -21,6 +21,8 @@ Duration ms(double v) { return from_ms(v); }
 
 constexpr const char* kTimedOut = "timed out";
 
+bool stopping(const RunOptions& o) { return o.stop_requested && o.stop_requested(); }
+
 struct Step {
   std::uint32_t fps;
   std::uint64_t body_bytes;
@@ -91,8 +93,9 @@ class ScenarioRun {
   twinbench::ResultSet run() {
     start();
     const Duration budget = o_.request_timeout * static_cast<std::int64_t>(steps_.size() + 1);
-    const bool done = b_.run_until([this] { return finished(); }, budget);
+    const bool done = b_.run_until([this] { return finished() || stopping(o_); }, budget);
     auto results = stop();
+    if (stopping(o_)) throw RunStopped();
     if (!done) throw std::runtime_error("the run stopped making progress");
     return results;
   }
@@ -320,13 +323,17 @@ twinbench::ResultSet run_clients(const twinbench::Scenario& s, Backend& b, const
                             [run = runs[k].get()] { run->start(); });
   const Duration budget = o.request_timeout * static_cast<std::int64_t>(runs[0]->steps() + 2);
   const bool done = b.run_until(
-      [&] { return std::all_of(runs.begin(), runs.end(), [](auto& r) { return r->finished(); }); },
+      [&] {
+        return stopping(o) ||
+               std::all_of(runs.begin(), runs.end(), [](auto& r) { return r->finished(); });
+      },
       budget);
   twinbench::ResultSet merged = runs[0]->stop();
   for (std::uint32_t k = 1; k < clients; ++k) {
     auto results = runs[k]->stop();
     for (auto& sample : *results.mutable_samples()) *merged.add_samples() = std::move(sample);
   }
+  if (stopping(o)) throw RunStopped();
   if (!done) throw std::runtime_error("the run stopped making progress");
   return merged;
 }

@@ -16,6 +16,7 @@
 #include "twinbench/studies/gnuplot.hpp"
 #include "twinbench/sim/sim_backend.hpp"
 #include "twinbench/studies/sweep.hpp"
+#include "twinbench/parallel/stop_signals.hpp"
 #include "twinbench/runner/progress.hpp"
 #include "twinbench/scenario/input_error.hpp"
 #include "twinbench/scenario/load.hpp"
@@ -321,6 +322,7 @@ CompareOutcome run_both_twins(const TwinCompareArgs& a, const CompareInput& in,
                               const std::filesystem::path& out) {
   runner::RunOptions options;
   options.seed = a.seed;
+  options.stop_requested = [] { return parallel::stop_signal() != 0; };  // under StopOnSignals
   if (!a.quiet)
     std::cerr << fmt::format("simulating {} point(s) ({} jobs)...\n", in.points.size(), a.jobs);
   std::vector<sim::SimulationRequest> requests;
@@ -328,6 +330,7 @@ CompareOutcome run_both_twins(const TwinCompareArgs& a, const CompareInput& in,
   const auto simulated = sim::run_simulated_together(requests, a.jobs);
   CompareOutcome o;
   runner::ProgressLine progress("points on the emulated path", !a.quiet);
+  progress.update(0, in.points.size());  // the simulation is done; the emulated runs take long
   for (std::size_t i = 0; i < in.points.size(); ++i) {
     const auto& p = in.points[i];
     const auto emulated_run =

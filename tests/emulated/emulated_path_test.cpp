@@ -134,7 +134,7 @@ ClientRun run_client_timed(const PathConfig& config,
     for (double v : client()) text += std::to_string(v) + "\n";
     return write_all(out, text.data(), text.size()) ? 0 : 1;
   });
-  const std::string text = path.client_output();
+  const std::string text = path.client_output().value();
   EXPECT_EQ(path.client_status(), 0);
   const PathReport report = path.finish();
   ClientRun run{{}, report.lateness};

@@ -1,4 +1,5 @@
-// SIGINT and SIGTERM during run, sweep, reproduce and calibrate (the real binary, mid-run): the
+// SIGINT and SIGTERM during run (simulated and live), sweep, reproduce and calibrate (the real
+// binary, mid-run; the emulated run and compare are in tests/emulated/signal_test.cpp): the
 // workers are killed and reaped, no temporary or partial file is left, and the exit status is
 // 128 + the signal. A sweep killed with -9 resumes from the points it had finished. serve stops
 // on either signal with every connection closed and the same exit status.
@@ -18,6 +19,7 @@
 #include <fstream>
 
 #include "support/child_process.hpp"
+#include "support/clean_stop.hpp"
 
 namespace tb {
 namespace {
@@ -28,31 +30,19 @@ using namespace std::chrono_literals;
 const std::string kSource = TWINBENCH_SOURCE_DIR;
 
 // Each command with what makes it run long enough to be stopped mid-run; {out} is the output.
-struct Case {
-  std::string name;
-  std::vector<std::string> args;
-};
-
-const std::vector<Case> kCases = {
-    {"run", {"run", "--runs", "200", "--jobs", "2", "--out", "{out}"}},
+const std::vector<test::StoppableCommand> kCases = {
+    {"run", {"run", "--runs", "200", "--jobs", "2", "--out", "{out}"}, ""},
     {"sweep",
      {"sweep", kSource + "/scenarios/sweeps/rtt_rate_fps.textproto", "--jobs", "2", "--out",
-      "{out}"}},
-    {"reproduce", {"reproduce", "--jobs", "2", "--out", "{out}"}},
-    {"calibrate", {"calibrate", "--runs", "1", "--jobs", "2", "--out", "{out}/fitted.textproto"}},
+      "{out}"},
+     ""},
+    {"reproduce", {"reproduce", "--jobs", "2", "--out", "{out}"}, ""},
+    {"calibrate",
+     {"calibrate", "--runs", "1", "--jobs", "2", "--out", "{out}/fitted.textproto"},
+     ""},
+    // Real sockets on a frame loop in this process (its own server on loopback): no workers.
+    {"run_live", {"run", "--backend", "live", "--runs", "200", "--out", "{out}"}, " samples, "},
 };
-
-std::vector<std::string> with_out(std::vector<std::string> args, const fs::path& out) {
-  for (auto& a : args)
-    if (const auto at = a.find("{out}"); at != std::string::npos) a.replace(at, 5, out.string());
-  return args;
-}
-
-// Files a stopped sweep may keep: its manifest and finished points; nothing hidden (temporary).
-bool kept_by_a_stopped_sweep(const std::string& file) {
-  const std::string name = fs::path(file).filename().string();
-  return file == "sweep.textproto" || (file.starts_with("points/") && !name.starts_with('.'));
-}
 
 class Subreaper : public ::testing::Test {
  protected:
@@ -61,55 +51,23 @@ class Subreaper : public ::testing::Test {
   static void TearDownTestSuite() { ::prctl(PR_SET_CHILD_SUBREAPER, 0); }
 };
 
-class SignalTest : public Subreaper, public ::testing::WithParamInterface<std::tuple<Case, int>> {};
-
-// Runs `c` until its workers exist, sends `signal` to the process (or, as Ctrl-C in a terminal
-// does, to its whole process group, workers included), and checks what it leaves.
-void expect_clean_stop(const Case& c, int signal, bool whole_group) {
-  const test::TempDir work("twinbench-signal");
-  const fs::path out = work.path() / "out", tmp = work.path() / "tmp";
-  fs::create_directories(tmp);
-  test::ChildProcess twinbench(TWINBENCH_BINARY, with_out(c.args, out), work.path() / "logs",
-                               {"TMPDIR=" + tmp.string()});
-  std::vector<pid_t> workers;
-  ASSERT_TRUE(test::wait_until(
-      [&] {
-        workers = test::children_of(twinbench.pid());
-        return !workers.empty();
-      },
-      120s))
-      << "no worker started:\n"
-      << twinbench.stderr_text();
-  ASSERT_EQ(::kill(whole_group ? -twinbench.pid() : twinbench.pid(), signal), 0);
-  const auto status = twinbench.wait_for(60s);
-  ASSERT_TRUE(status) << "still running 60 s after the signal";
-  const std::string err = twinbench.stderr_text();
-  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 128 + signal)
-      << "wait status " << *status << "\n"
-      << err;
-  EXPECT_NE(err.find(std::string("interrupted by SIG") + ::sigabbrev_np(signal)), std::string::npos)
-      << err;
-  EXPECT_EQ(test::children_of(::getpid()), std::vector<pid_t>{}) << "a worker was orphaned";
-  for (const pid_t pid : workers)
-    EXPECT_FALSE(fs::exists("/proc/" + std::to_string(pid))) << "worker " << pid << " remains";
-  EXPECT_EQ(test::files_under(tmp), std::vector<std::string>{}) << "temporary files remain";
-  for (const std::string& file : test::files_under(out))
-    EXPECT_TRUE(c.name == "sweep" && kept_by_a_stopped_sweep(file)) << file << " was written";
-}
+class SignalTest : public Subreaper,
+                   public ::testing::WithParamInterface<std::tuple<test::StoppableCommand, int>> {};
 
 TEST_P(SignalTest, StopsTheWorkersLeavesNoPartialFileAndExits128PlusTheSignal) {
   const auto& [c, signal] = GetParam();
-  expect_clean_stop(c, signal, /*whole_group=*/false);
+  test::expect_clean_stop(c, signal, /*whole_group=*/false);
 }
 
 TEST_F(Subreaper, CtrlCToTheProcessGroupStopsEveryCommandAsCleanly) {
-  for (const Case& c : kCases) {
+  for (const test::StoppableCommand& c : kCases) {
     SCOPED_TRACE(c.name);
-    expect_clean_stop(c, SIGINT, /*whole_group=*/true);
+    test::expect_clean_stop(c, SIGINT, /*whole_group=*/true);
   }
 }
 
-std::string case_name(const ::testing::TestParamInfo<std::tuple<Case, int>>& info) {
+std::string case_name(
+    const ::testing::TestParamInfo<std::tuple<test::StoppableCommand, int>>& info) {
   return std::get<0>(info.param).name + "_SIG" + ::sigabbrev_np(std::get<1>(info.param));
 }
 

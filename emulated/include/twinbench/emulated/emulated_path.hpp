@@ -40,7 +40,7 @@ class EmulatedPath {
   ~EmulatedPath();
 
   // Waits for the client program to end; what it wrote and its exit status.
-  std::string client_output();
+  std::optional<std::string> client_output(const std::function<bool()>& stop = {});
   int client_status();
   // The client side's process (to pass it a signal).
   pid_t client_pid() const;

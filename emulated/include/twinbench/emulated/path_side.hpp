@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,7 +49,9 @@ class PathSide {
   pid_t pid() const { return pid_; }
   const std::vector<AppliedSetting>& settings() const { return settings_; }
   void go();               // lets the child's program run on from ready()
-  std::string read_all();  // what the program wrote, until it closes its end
+  // What the program wrote, until it closes its end; nullopt as soon as `stop` (asked every
+  // 20 ms while nothing arrives) holds.
+  std::optional<std::string> read_all(const std::function<bool()>& stop = {});
   int wait();              // the program's exit status (-signal when killed)
   void terminate();        // SIGTERM, then SIGKILL after a second
 

@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,16 @@ struct RunOptions {
   // Called after every sample (for progress on stderr).
   std::function<void(const twinbench::Sample&, std::size_t done, std::size_t total)> on_sample;
   std::optional<StepsElsewhere> elsewhere;  // unset: every variant runs here
+  // Asked whenever the backend checks whether the run is done (every event on a live backend,
+  // so at least once a frame); when it answers true the run is abandoned with RunStopped. Set by
+  // the command line to "a SIGINT or SIGTERM came" for the real-time backends.
+  std::function<bool()> stop_requested;
+};
+
+// A run abandoned because RunOptions::stop_requested said so; nothing of it is kept.
+class RunStopped : public std::runtime_error {
+ public:
+  RunStopped() : std::runtime_error("the run was asked to stop") {}
 };
 
 // The step a sample records, and how long it took, in the terms StepsElsewhere uses.
