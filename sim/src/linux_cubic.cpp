@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Replaces ns-3.37's TcpCubic HyStart (src/internet/model/tcp-cubic.cc, GPL-2.0-only) with
+// Linux's (LICENSE).
 #include "twinbench/sim/linux_cubic.hpp"
 
 #include <algorithm>

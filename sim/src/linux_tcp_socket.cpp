@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Reimplements parts of ns-3.37's TcpSocketBase (src/internet/model/tcp-socket-base.cc),
+// which is GPL-2.0-only (LICENSE).
 #include "twinbench/sim/linux_tcp_socket.hpp"
 
 #include "twinbench/sim/linux_cubic.hpp"

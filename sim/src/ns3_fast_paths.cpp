@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Reimplements ns-3.37's own functions (listed below), which are GPL-2.0-only (LICENSE).
 // Faster stand-ins for functions of ns-3.37: ones that the simulation calls for every segment, and
 // one that each of its random variables calls.
 // ns-3 calls each through the PLT, so these definitions, linked into every program that simulates,
