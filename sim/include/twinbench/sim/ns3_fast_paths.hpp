@@ -77,8 +77,7 @@ using GlobalBindFailSafeFunction = bool (*)(std::string, const ns3::AttributeVal
 using GlobalSetValueFunction = bool (*)(ns3::GlobalValue*, const ns3::AttributeValue&);
 using GlobalResetInitialValueFunction = void (*)(ns3::GlobalValue*);
 
-// ns-3's own functions, in libns3-internet, that ours stand in front of; nullptr if this build
-// does not replace them.
+// ns-3's own functions, in libns3-internet, that ours stand in front of.
 NextSegFunction library_next_seg();
 UpdateFunction library_update();
 RetransmittedDataAckedFunction library_retransmitted_data_acked();
@@ -109,8 +108,10 @@ std::uint64_t ns3_tx_times_remembered();
 // evidence that ns-3's RandomVariableStream::SetStream reaches ours.
 std::uint64_t ns3_rng_substream_starts_reused();
 
-// On by default. Off, each stand-in calls ns-3's own function, so a program runs stock ns-3 code:
-// bench/sim_throughput measures ns-3's own BulkSend that way. Not for use while simulating.
+// On by default; TWINBENCH_NS3_FAST_PATHS=0 in the environment turns them off from the start.
+// Off, each stand-in calls ns-3's own function, so a program runs stock ns-3 code (with the same
+// results: tests/integration/ns3_fast_paths_cli_test.cpp); bench/sim_throughput measures ns-3's
+// own BulkSend that way. Not to be switched while simulating.
 void set_ns3_fast_paths(bool on);
 bool ns3_fast_paths_on();
 
