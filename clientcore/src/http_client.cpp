@@ -5,7 +5,10 @@
 #include <limits>
 #include <sstream>
 
-#include <boost/beast/http.hpp>
+#include <boost/beast/http/buffer_body.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/http/write.hpp>  // operator<< of a request: serialising, no I/O
 
 namespace tb {
 namespace http = boost::beast::http;
@@ -223,7 +226,7 @@ void HttpClient::poll_requesting() {
       return;
     }
     boost::beast::error_code ec;
-    input_.consume(p.put(boost::asio::buffer(input_.data().data(), input_.size()), ec));
+    input_.consume(p.put(boost::beast::net::const_buffer(input_.data().data(), input_.size()), ec));
     if (ec == http::error::need_more) {
       // Beast needs the unconsumed bytes again together with more: they stay in input_.
       if (input_.size() > options_.max_response_head) {
@@ -291,7 +294,7 @@ std::vector<std::byte> HttpClient::read_response_body_chunk() {
       p.get().body().size = out.size() - produced;
     }
     boost::beast::error_code ec;
-    input_.consume(p.put(boost::asio::buffer(input_.data().data(), input_.size()), ec));
+    input_.consume(p.put(boost::beast::net::const_buffer(input_.data().data(), input_.size()), ec));
     if (!chunked) produced = out.size() - p.get().body().size;
     if (ec == http::error::need_buffer) continue;  // our chunk is full
     if (ec == http::error::need_more) {            // the unconsumed bytes stay in input_

@@ -3,7 +3,6 @@
 // its bytes wait behind earlier ones in the socket and on the server.
 #include "twinbench/clientcore/pipelined_exchange.hpp"
 
-#include <boost/asio/buffer.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
@@ -107,7 +106,7 @@ struct PipelinedExchange::Impl {
       parser->eager(true);
     }
     boost::beast::error_code ec;
-    const std::size_t used = parser->put(boost::asio::buffer(data.data(), data.size()), ec);
+    const std::size_t used = parser->put(boost::beast::net::const_buffer(data.data(), data.size()), ec);
     complete = !ec && parser->is_done();
     if (ec && ec != http::error::need_more) end("malformed response: " + ec.message());
     return used;

@@ -1,18 +1,80 @@
 #include "twinbench/clientcore/url.hpp"
 
 #include <charconv>
-
-#include <boost/asio/ip/address.hpp>
+#include <string_view>
 
 #include "twinbench/clientcore/resolver.hpp"
 
 namespace tb {
 
-bool is_ip_literal(const std::string& host) {
-  boost::system::error_code ec;
-  boost::asio::ip::make_address(host, ec);  // parsing only: no I/O
-  return !ec;
+namespace {
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_hex_digit(char c) {
+  return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
+
+// Dotted decimal as inet_pton reads it: four parts of 1-3 digits, each at most 255, no leading 0.
+bool is_ipv4_literal(std::string_view s) {
+  int parts = 0;
+  while (true) {
+    std::size_t digits = 0;
+    int value = 0;
+    while (digits < s.size() && is_digit(s[digits])) value = value * 10 + (s[digits++] - '0');
+    if (digits == 0 || digits > 3 || value > 255 || (digits > 1 && s[0] == '0')) return false;
+    ++parts;
+    s.remove_prefix(digits);
+    if (s.empty()) return parts == 4;
+    if (s[0] != '.' || parts == 4) return false;
+    s.remove_prefix(1);
+  }
+}
+
+// RFC 4291's text form, as inet_pton reads it: groups of 1-4 hex digits, one "::" at most for a
+// run of zero groups, the last 32 bits possibly dotted decimal; then Asio's "%scope", if any.
+bool is_ipv6_literal(std::string_view s) {
+  if (const auto percent = s.find('%'); percent != std::string_view::npos) {
+    if (percent + 1 == s.size()) return false;
+    s = s.substr(0, percent);
+  }
+  int groups = 0;
+  bool compressed = false;
+  if (s.starts_with("::")) {
+    compressed = true;
+    s.remove_prefix(2);
+  } else if (s.starts_with(":")) {
+    return false;
+  }
+  while (!s.empty()) {
+    std::size_t n = 0;
+    while (n < s.size() && is_hex_digit(s[n])) ++n;
+    if (n < s.size() && s[n] == '.') {  // the last 32 bits, dotted
+      if (!is_ipv4_literal(s)) return false;
+      groups += 2;
+      break;
+    }
+    if (n == 0 || n > 4) return false;
+    ++groups;
+    s.remove_prefix(n);
+    if (s.empty()) break;
+    if (s[0] != ':') return false;
+    s.remove_prefix(1);
+    if (!s.empty() && s[0] == ':') {
+      if (compressed) return false;
+      compressed = true;
+      s.remove_prefix(1);
+    } else if (s.empty()) {
+      return false;  // a trailing single ':'
+    }
+  }
+  return compressed ? groups <= 7 : groups == 8;
+}
+
+}  // namespace
+
+// Hand-written: the only parser of addresses at hand is Asio's (or inet_pton), and this room
+// includes neither I/O library nor socket header (tests/clientcore/sans_io_test.cpp).
+bool is_ip_literal(const std::string& host) { return is_ipv4_literal(host) || is_ipv6_literal(host); }
 
 std::optional<Url> parse_url(const std::string& text) {
   Url url;

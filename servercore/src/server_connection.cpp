@@ -10,7 +10,6 @@
 #include <boost/beast/http/field.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
-#include <boost/asio/buffer.hpp>
 
 #include <algorithm>
 #include <charconv>
@@ -212,7 +211,7 @@ struct ServerConnection::Impl {
       if (!parser) start_request();
       boost::beast::error_code ec;
       const std::size_t used =
-          parser->put(boost::asio::const_buffer(input.data() + input_offset, unparsed_bytes()), ec);
+          parser->put(boost::beast::net::const_buffer(input.data() + input_offset, unparsed_bytes()), ec);
       input_offset += used;
       if (ec == http::error::need_more) {
         maybe_send_continue();

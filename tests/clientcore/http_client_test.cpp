@@ -1,6 +1,8 @@
 // HttpClient on its own: Godot's HTTPClient reading rules and URL parsing.
 #include <gtest/gtest.h>
 
+#include <boost/asio/ip/address.hpp>
+
 #include "clientcore/model_fixture.hpp"
 #include "twinbench/clientcore/url.hpp"
 
@@ -121,6 +123,22 @@ TEST(Url, IpLiterals) {
   EXPECT_TRUE(is_ip_literal("127.0.0.1"));
   EXPECT_TRUE(is_ip_literal("::1"));
   EXPECT_FALSE(is_ip_literal("localhost"));
+}
+
+// The client core's own parser answers as Asio's make_address, which the live resolver asks.
+TEST(Url, IpLiteralsAsAsioReadsThem) {
+  const std::vector<std::string> hosts = {
+      "0.0.0.0", "255.255.255.255", "256.1.1.1", "1.2.3", "1.2.3.4.5", "01.2.3.4", "1.2.3.04",
+      "1..2.3", "1.2.3.4.", ".1.2.3", "1.2.3.a", "1234.1.1.1", "", " ", "1.2.3.4 ", "::", ":::",
+      "::1", "1::", "1:", ":1", "1::2::3", "fe80::1%eth0", "fe80::1%", "::ffff:1.2.3.4",
+      "::ffff:1.2.3", "1:2:3:4:5:6:7:8", "1:2:3:4:5:6:7:8:9", "1:2:3:4:5:6:7::", "1:2:3:4:5:6::7",
+      "1:2:3:4:5:6:7::8", "1:2:3:4:5:6:1.2.3.4", "1:2:3:4:5:6:7:1.2.3.4", "12345::1", "g::1",
+      "ABCD:ef01::", "::1.2.3.4", "1.2.3.4::", "[::1]", "example.com", "localhost", "1e100.net"};
+  for (const std::string& host : hosts) {
+    boost::system::error_code ec;
+    boost::asio::ip::make_address(host, ec);
+    EXPECT_EQ(is_ip_literal(host), !ec) << "'" << host << "'";
+  }
 }
 
 }  // namespace
