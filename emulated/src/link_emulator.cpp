@@ -12,6 +12,7 @@
 #include <deque>
 #include <string>
 
+#include "twinbench/scenario/stats.hpp"
 #include "twinbench/scenario/report.hpp"
 
 namespace tb::emulated {
@@ -31,8 +32,8 @@ LatenessSummary summarize_lateness(const std::vector<const DirectionStats*>& dir
   if (all.empty()) return s;
   std::sort(all.begin(), all.end());
   auto at = [&](double q) {
-    const auto i = static_cast<std::size_t>(q * static_cast<double>(all.size() - 1) + 0.5);
-    return static_cast<double>(all[std::min(i, all.size() - 1)]) / 1e3;
+    return scenario::quantile(all.size(), q,
+                              [&](std::size_t i) { return static_cast<double>(all[i]) / 1e3; });
   };
   s.p50_us = at(0.5);
   s.p99_us = at(0.99);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "twinbench/scenario/stats.hpp"
+
 namespace tb::live {
 
 void WakeupLateness::record(std::chrono::nanoseconds late) {
@@ -19,19 +21,18 @@ WakeupSummary WakeupLateness::summary() const {
   for (const auto& bin : bins_) s.wakeups += bin.load(std::memory_order_relaxed);
   s.max_us = static_cast<double>(max_ns_.load(std::memory_order_relaxed)) / 1e3;
   if (s.wakeups == 0) return s;
-  // The bin holding the wake-up of rank ceil(q * n), as a whole number of microseconds.
-  auto quantile = [&](double q) {
-    const auto rank = std::max<std::uint64_t>(
-        1, static_cast<std::uint64_t>(std::ceil(q * static_cast<double>(s.wakeups))));
+  // The i-th smallest wake-up (from 0) is the bin that holds it, as a whole number of
+  // microseconds; the last bin only says "at least", so the maximum stands for it there (never
+  // an understatement). Its quantile is twinbench's one (scenario/stats.hpp).
+  auto ranked = [&](std::size_t i) {
     std::uint64_t seen = 0;
-    for (std::size_t bin = 0; bin < kBins; ++bin) {
+    for (std::size_t bin = 0; bin + 1 < kBins; ++bin) {
       seen += bins_[bin].load(std::memory_order_relaxed);
-      // The last bin only says "at least"; the maximum bounds it (never an understatement).
-      if (seen >= rank)
-        return bin + 1 < kBins ? std::min(static_cast<double>(bin), s.max_us) : s.max_us;
+      if (seen > i) return std::min(static_cast<double>(bin), s.max_us);
     }
     return s.max_us;
   };
+  auto quantile = [&](double q) { return scenario::quantile(s.wakeups, q, ranked); };
   s.p50_us = quantile(0.5);
   s.p99_us = quantile(0.99);
   return s;

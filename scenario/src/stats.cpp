@@ -7,13 +7,18 @@
 
 namespace tb::scenario {
 
-double quantile_sorted(std::span<const double> sorted, double q) {
-  if (sorted.empty()) throw std::invalid_argument("quantile of no values");
+double quantile(std::size_t n, double q, const std::function<double(std::size_t)>& ranked) {
+  if (n == 0) throw std::invalid_argument("quantile of no values");
   if (!(q >= 0.0 && q <= 1.0)) throw std::invalid_argument("quantile outside [0, 1]");
-  const double pos = q * static_cast<double>(sorted.size() - 1);
+  const double pos = q * static_cast<double>(n - 1);
   const auto lo = static_cast<std::size_t>(std::floor(pos));
-  if (lo + 1 >= sorted.size()) return sorted.back();
-  return sorted[lo] + (pos - static_cast<double>(lo)) * (sorted[lo + 1] - sorted[lo]);
+  if (lo + 1 >= n) return ranked(n - 1);
+  const double low = ranked(lo);
+  return low + (pos - static_cast<double>(lo)) * (ranked(lo + 1) - low);
+}
+
+double quantile_sorted(std::span<const double> sorted, double q) {
+  return quantile(sorted.size(), q, [&](std::size_t i) { return sorted[i]; });
 }
 
 Summary summarize(std::vector<double> values) {
