@@ -1,4 +1,4 @@
-// The frame semantics of the client models (brief section 4), on virtual time. Expected frame
+// The frame semantics of the client models (docs/architecture.md, "Client models"), on virtual time. Expected frame
 // counts are derived in the comments from the engine's rules, not read off the code's output.
 #include <gtest/gtest.h>
 

@@ -51,7 +51,7 @@ std::string validate_error(const twinbench::Scenario& s) {
   return "";
 }
 
-// The interleave order and client models of the published run (brief section 5).
+// The interleave order and client models of the published run (docs/published-run.md).
 void expect_published_variants(const twinbench::Scenario& s) {
   struct Expected {
     const char* name;

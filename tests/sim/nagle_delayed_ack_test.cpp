@@ -12,7 +12,7 @@ namespace {
 using namespace std::chrono_literals;
 using namespace test;
 
-// ---- Nagle + delayed ACK (seed 004) under Linux's quick-ACK and pingpong rules ----
+// ---- Nagle + delayed ACK (docs/load.md, "Nagle, per side") under Linux's quick-ACK and pingpong rules ----
 //
 // The ping response is two small writes, head then body. With Nagle the body waits until the
 // head is ACKed; whether the client delays that ACK follows Linux (docs/tcp-model.md).
