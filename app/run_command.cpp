@@ -18,6 +18,7 @@
 #include "twinbench/scenario/profile.hpp"
 #include "twinbench/scenario/report.hpp"
 #include "twinbench/scenario/text.hpp"
+#include "twinbench/sim/run_simulated.hpp"
 #include "twinbench/sim/sim_backend.hpp"
 #include "twinbench/studies/embedded.hpp"
 #include "twinbench/studies/reproduce.hpp"

@@ -36,7 +36,7 @@
 #include "twinbench/studies/reproduce.hpp"
 #include "twinbench/sim/ns3_fast_paths.hpp"
 #include "twinbench/sim/ns_scheduler.hpp"
-#include "twinbench/sim/sim_backend.hpp"
+#include "twinbench/sim/run_simulated.hpp"
 #include "twinbench/scenario/load.hpp"
 
 namespace {

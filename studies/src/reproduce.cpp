@@ -21,6 +21,7 @@
 #include <google/protobuf/text_format.h>
 
 #include "twinbench/studies/embedded.hpp"
+#include "twinbench/sim/run_simulated.hpp"
 #include "twinbench/sim/sim_backend.hpp"
 #include "twinbench/runner/progress.hpp"
 #include "twinbench/scenario/load.hpp"

@@ -19,6 +19,7 @@
 #include "twinbench/parallel/fork_pool.hpp"
 #include "twinbench/parallel/stop_signals.hpp"
 #include "results.pb.h"
+#include "twinbench/sim/run_simulated.hpp"
 #include "twinbench/sim/sim_backend.hpp"
 #include "twinbench/runner/progress.hpp"
 #include "twinbench/scenario/load.hpp"

@@ -14,6 +14,7 @@
 
 #include "twinbench/emulated/emulated_run.hpp"
 #include "twinbench/studies/gnuplot.hpp"
+#include "twinbench/sim/run_simulated.hpp"
 #include "twinbench/sim/sim_backend.hpp"
 #include "twinbench/studies/sweep.hpp"
 #include "twinbench/parallel/stop_signals.hpp"

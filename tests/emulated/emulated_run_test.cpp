@@ -20,7 +20,7 @@
 #include "twinbench/emulated/emulated_run.hpp"
 #include "path_fixture.hpp"
 #include "support/real_time.hpp"
-#include "twinbench/sim/sim_backend.hpp"
+#include "twinbench/sim/run_simulated.hpp"
 #include "twinbench/scenario/load.hpp"
 #include "twinbench/scenario/stats.hpp"
 

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "commands.hpp"
-#include "twinbench/sim/sim_backend.hpp"
+#include "twinbench/sim/run_simulated.hpp"
 #include "twinbench/clientcore/delay_resolver.hpp"
 #include "twinbench/clientcore/http_client.hpp"
 #include "twinbench/clientcore/tls_client.hpp"

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "twinbench/sim/sim_backend.hpp"
+#include "twinbench/sim/run_simulated.hpp"
 #include "twinbench/scenario/load.hpp"
 
 namespace tb {

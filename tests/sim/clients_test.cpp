@@ -10,6 +10,7 @@
 #include "twinbench/scenario/input_error.hpp"
 #include "twinbench/scenario/load.hpp"
 #include "twinbench/scenario/stats.hpp"
+#include "twinbench/sim/run_simulated.hpp"
 #include "twinbench/sim/sim_backend.hpp"
 
 namespace tb {

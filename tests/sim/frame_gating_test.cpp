@@ -2,7 +2,7 @@
 // than one chunk per frame (chunk x fps), while C3Http drains what arrived and is not gated.
 #include <gtest/gtest.h>
 
-#include "twinbench/sim/sim_backend.hpp"
+#include "twinbench/sim/run_simulated.hpp"
 #include "twinbench/scenario/load.hpp"
 
 namespace tb {

@@ -4,7 +4,7 @@
 // emulated path; tests/emulated/emulated_run_test.cpp checks the kernel does the same).
 #include <gtest/gtest.h>
 
-#include "twinbench/sim/sim_backend.hpp"
+#include "twinbench/sim/run_simulated.hpp"
 #include "twinbench/scenario/load.hpp"
 
 namespace tb {

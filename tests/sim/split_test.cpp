@@ -1,4 +1,4 @@
-// A simulation split into parts (sim/src/sim_backend.cpp): every variant without a Session in a
+// A simulation split into parts (sim/src/run_simulated.cpp): every variant without a Session in a
 // part of its own, the Session variants together in one that waits out the others' steps. The
 // split must give what the whole interleaved run gives in one simulation.
 #include <gtest/gtest.h>
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "twinbench/sim/run_simulated.hpp"
 #include "twinbench/sim/sim_backend.hpp"
 #include "twinbench/scenario/load.hpp"
 

@@ -17,7 +17,7 @@
 #include "support/real_time.hpp"
 #include "support/variants.hpp"
 #include "twinbench/live/live_backend.hpp"
-#include "twinbench/sim/sim_backend.hpp"
+#include "twinbench/sim/run_simulated.hpp"
 #include "twinbench/live/server.hpp"
 #include "twinbench/scenario/load.hpp"
 
