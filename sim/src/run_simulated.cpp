@@ -14,7 +14,7 @@
 
 #include "twinbench/parallel/fork_pool.hpp"
 #include "twinbench/parallel/stop_signals.hpp"
-#include "twinbench/parallel/task_channels.hpp"
+#include "twinbench/sim/task_channels.hpp"
 #include "twinbench/scenario/load.hpp"
 #include "twinbench/scenario/seeds.hpp"
 #include "twinbench/sim/sim_backend.hpp"
@@ -192,7 +192,7 @@ using SpanOfStep = std::function<runner::StepSpan(const runner::StepKey&)>;
 class SimulationPool {
  public:
   SimulationPool(const std::vector<Simulation>& simulations,
-                 const parallel::SampleChannel::Receiver& on_sample)
+                 const SampleChannel::Receiver& on_sample)
       : simulations_(simulations),
         on_sample_(on_sample),
         results_(simulations.size()),
@@ -284,7 +284,7 @@ class SimulationPool {
     std::vector<std::vector<std::size_t>> group(simulations_.size());
     for (std::size_t i = 0; i < simulations_.size(); ++i) {
       if (simulations_[i].waits_for.empty()) continue;
-      feeds_.emplace(i, std::make_unique<parallel::SpanFeed>());
+      feeds_.emplace(i, std::make_unique<SpanFeed>());
       std::vector<std::size_t> members{position[i]};
       for (const auto j : simulations_[i].waits_for) members.push_back(position[j]);
       for (const auto member : members) group[member] = members;
@@ -388,13 +388,13 @@ class SimulationPool {
   }
 
   const std::vector<Simulation>& simulations_;
-  const parallel::SampleChannel::Receiver& on_sample_;
+  const SampleChannel::Receiver& on_sample_;
   std::vector<std::size_t> order_;
   std::vector<twinbench::ResultSet> results_;
   std::vector<bool> done_;
   // Worker processes only.
-  parallel::SampleChannel channel_;
-  std::map<std::size_t, std::unique_ptr<parallel::SpanFeed>> feeds_;
+  SampleChannel channel_;
+  std::map<std::size_t, std::unique_ptr<SpanFeed>> feeds_;
   std::string failure_;
 };
 
@@ -439,7 +439,7 @@ std::vector<twinbench::ResultSet> run_simulated_together(
   // Progress: each request's samples counted against its whole protocol, whichever part sent them.
   std::vector<std::size_t> reported(requests.size(), 0);
   std::vector<std::size_t> total(requests.size(), 0);
-  parallel::SampleChannel::Receiver on_sample;
+  SampleChannel::Receiver on_sample;
   if (std::any_of(requests.begin(), requests.end(),
                   [](const auto& r) { return r.options.on_sample != nullptr; })) {
     for (std::size_t r = 0; r < requests.size(); ++r)

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "twinbench/parallel/fork_pool.hpp"
-#include "twinbench/parallel/task_channels.hpp"
+#include "twinbench/sim/task_channels.hpp"
 
 namespace tb {
 namespace {
@@ -34,7 +34,7 @@ runner::StepKey step(std::uint32_t round) {
 }
 
 TEST(SpanFeed, GivesEachStepItsSpanWhateverOrderItIsAskedIn) {
-  parallel::SpanFeed feed;
+  sim::SpanFeed feed;
   feed.add(sample(0, 20));
   feed.add(sample(1, 21));
   feed.add(sample(2, 22, "timed out"));
@@ -47,7 +47,7 @@ TEST(SpanFeed, GivesEachStepItsSpanWhateverOrderItIsAskedIn) {
 }
 
 TEST(SpanFeed, AFeedThatEndsWithoutTheStepIsAnErrorNotAHang) {
-  parallel::SpanFeed feed;
+  sim::SpanFeed feed;
   feed.add(sample(0, 20));
   feed.finish();  // a task failed: nothing more comes
   EXPECT_EQ(feed.span_of_step(step(0)).frames, 20u);
@@ -64,7 +64,7 @@ TEST(SpanFeed, MoreThanThePipeHoldsWaitsInTheWriterAndArrivesWhole) {
   // 20000 spans (~600 KB) is ten times a pipe's buffer: the writer keeps what the pipe does not
   // take and writes it when asked to flush, as the parent does while its children run.
   constexpr std::uint32_t kSteps = 20000;
-  parallel::SpanFeed feed;
+  sim::SpanFeed feed;
   for (std::uint32_t r = 0; r < kSteps; ++r) feed.add(sample(r, r % 97));
   feed.finish();
   std::atomic<bool> reading{true};
@@ -87,7 +87,7 @@ TEST(SpanFeed, MoreThanThePipeHoldsWaitsInTheWriterAndArrivesWhole) {
 // ends the feed when it learns of the failure; the waiting child sees the end (no other child
 // holds the feed's write end) and fails too, instead of waiting for ever.
 TEST(SpanFeed, AChildWaitingOnAFailedOneSeesTheFeedEnd) {
-  parallel::SpanFeed feed;
+  sim::SpanFeed feed;
   std::vector<std::pair<std::size_t, bool>> ended;
   const auto failed = parallel::run_forked(
       2, 2,
@@ -116,7 +116,7 @@ TEST(SpanFeed, AChildWaitingOnAFailedOneSeesTheFeedEnd) {
 }
 
 TEST(SampleChannel, ASampleTooLongForOneFrameArrivesAsItsStep) {
-  parallel::SampleChannel channel;
+  sim::SampleChannel channel;
   auto long_one = sample(3, 30);
   long_one.set_scenario(std::string(8000, 's'));  // one write() is atomic only up to PIPE_BUF
   channel.send(7, sample(2, 20, std::string(5000, 'e')));

@@ -1,4 +1,4 @@
-#include "twinbench/parallel/task_channels.hpp"
+#include "twinbench/sim/task_channels.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -9,7 +9,7 @@
 #include <cstring>
 #include <stdexcept>
 
-namespace tb::parallel {
+namespace tb::sim {
 
 namespace {
 
@@ -151,4 +151,4 @@ void SpanFeed::close_end(int end) {
   fds_[end] = -1;
 }
 
-}  // namespace tb::parallel
+}  // namespace tb::sim

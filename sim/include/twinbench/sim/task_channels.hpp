@@ -10,7 +10,7 @@
 #include "results.pb.h"
 #include "twinbench/runner/run_scenario.hpp"
 
-namespace tb::parallel {
+namespace tb::sim {
 
 // The fields of a sample that name its step and how long it took (runner::step_of, span_of).
 twinbench::Sample step_record(const twinbench::Sample& sample);
@@ -73,4 +73,4 @@ class SpanFeed {
   std::map<runner::StepKey, runner::StepSpan> known_;
 };
 
-}  // namespace tb::parallel
+}  // namespace tb::sim
