@@ -94,6 +94,8 @@
 #include "twinbench/sim/ns3_fast_paths.hpp"
 
 #include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
 
 #include <ns3/data-rate.h>
 #include <ns3/global-value.h>
@@ -117,6 +119,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
 
 // Only for the ns-3 whose functions these mirror (CMakeLists.txt asks for it exactly).
 #if !(NS3_VERSION_MAJOR == 3 && NS3_VERSION_MINOR == 37)
@@ -156,8 +162,128 @@ Function resolved() {
 
 }  // namespace
 
+namespace {
+
+// Each stand-in and the ns-3 library whose own code calls it (in ns-3.37's sources), through its
+// PLT. A library linked with -Bsymbolic, or built with LTO or -fno-semantic-interposition, binds
+// such calls directly: it then has no dynamic relocation for the symbol, and the stand-in would
+// not be reached from inside it (for the scoreboard group, its remembered state would go stale).
+struct Reach {
+  Ns3FastPath path;
+  const char* library;  // the start of its file name
+  const char* symbol;
+};
+
+constexpr Reach kReaches[] = {
+    {Ns3FastPath::kScoreboard, "libns3-internet.so", kNextSegSymbol},
+    {Ns3FastPath::kScoreboard, "libns3-internet.so", kUpdateSymbol},
+    {Ns3FastPath::kScoreboard, "libns3-internet.so", kRetransmittedDataAckedSymbol},
+    {Ns3FastPath::kScoreboard, "libns3-internet.so", kSetSentListLostSymbol},
+    {Ns3FastPath::kScoreboard, "libns3-internet.so", kResetRenoSackSymbol},
+    {Ns3FastPath::kScoreboard, "libns3-internet.so", kResetLastSegmentSentSymbol},
+    {Ns3FastPath::kCreateOption, "libns3-internet.so", kCreateOptionSymbol},
+    {Ns3FastPath::kConstructSelf, "libns3-core.so", kConstructSelfSymbol},
+    {Ns3FastPath::kRngStream, "libns3-core.so", kRngStreamConstructorSymbol},
+    {Ns3FastPath::kMac48Broadcast, "libns3-point-to-point.so", kMac48AddressFromTextSymbol},
+    {Ns3FastPath::kChecksumEnabled, "libns3-internet.so", kChecksumEnabledSymbol},
+    {Ns3FastPath::kChecksumEnabled, "libns3-core.so", kGlobalBindSymbol},
+    {Ns3FastPath::kChecksumEnabled, "libns3-core.so", kGlobalBindFailSafeSymbol},
+    {Ns3FastPath::kChecksumEnabled, "libns3-core.so", kGlobalResetInitialValueSymbol},
+    {Ns3FastPath::kBytesTxTime, "libns3-point-to-point.so", kCalculateBytesTxTimeSymbol},
+    {Ns3FastPath::kBytesTxTime, "libns3-internet.so", kCalculateBytesTxTimeSymbol},
+};
+
+constexpr const char* kPathNames[] = {"TcpTxBuffer scoreboard", "TcpOption::CreateOption",
+                                      "ObjectBase::ConstructSelf", "RngStream constructor",
+                                      "Mac48Address broadcast", "Node::ChecksumEnabled",
+                                      "DataRate::CalculateBytesTxTime"};
+
+std::vector<std::string> unreached_reasons() {
+  std::map<std::string, std::set<std::string>> relocated;  // per library, read once
+  std::vector<std::string> reasons;
+  for (const Reach& r : kReaches) {
+    if (!relocated.count(r.library)) relocated[r.library] = ns3_relocated_symbols(r.library);
+    if (!relocated[r.library].count(r.symbol))
+      reasons.push_back(std::string(kPathNames[static_cast<int>(r.path)]) + ": " + r.library +
+                        " has no relocation for " + r.symbol +
+                        " (its calls are bound directly: -Bsymbolic, LTO or "
+                        "-fno-semantic-interposition?)");
+  }
+  return reasons;
+}
+
+// Which groups of stand-ins ns-3's own callers reach, checked once per process: a group with a
+// symbol they do not reach runs ns-3's own functions, with a warning.
+const std::array<bool, std::size(kPathNames)>& reached() {
+  static const auto groups = [] {
+    std::array<bool, std::size(kPathNames)> ok;
+    ok.fill(true);
+    for (const std::string& reason : unreached_reasons()) {
+      for (std::size_t g = 0; g < std::size(kPathNames); ++g)
+        if (reason.starts_with(std::string(kPathNames[g]) + ":")) ok[g] = false;
+      std::fprintf(stderr, "twinbench: an ns-3 fast path is off, ns-3's own function runs: %s\n",
+                   reason.c_str());
+    }
+    return ok;
+  }();
+  return groups;
+}
+
+}  // namespace
+
+std::set<std::string> ns3_relocated_symbols(const std::string& library) {
+  struct Search {
+    const std::string& library;
+    std::set<std::string> names;
+  } search{library, {}};
+  ::dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void* data) {
+        auto& s = *static_cast<Search*>(data);
+        const char* slash = info->dlpi_name ? std::strrchr(info->dlpi_name, '/') : nullptr;
+        const std::string file = slash ? slash + 1 : (info->dlpi_name ? info->dlpi_name : "");
+        if (!file.starts_with(s.library)) return 0;
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          if (info->dlpi_phdr[i].p_type != PT_DYNAMIC) continue;
+          // glibc has already added the load address to these in its copy of the section; an
+          // address below the load address has not had it added.
+          const auto at = [&](ElfW(Addr) a) { return a < info->dlpi_addr ? a + info->dlpi_addr : a; };
+          const ElfW(Sym)* symbols = nullptr;
+          const char* strings = nullptr;
+          ElfW(Addr) plt = 0, rela = 0;
+          std::size_t plt_size = 0, rela_size = 0;
+          for (auto* d = reinterpret_cast<const ElfW(Dyn)*>(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+               d->d_tag != DT_NULL; ++d) {
+            switch (d->d_tag) {
+              case DT_SYMTAB: symbols = reinterpret_cast<const ElfW(Sym)*>(at(d->d_un.d_ptr)); break;
+              case DT_STRTAB: strings = reinterpret_cast<const char*>(at(d->d_un.d_ptr)); break;
+              case DT_JMPREL: plt = at(d->d_un.d_ptr); break;
+              case DT_PLTRELSZ: plt_size = d->d_un.d_val; break;
+              case DT_RELA: rela = at(d->d_un.d_ptr); break;
+              case DT_RELASZ: rela_size = d->d_un.d_val; break;
+              default: break;
+            }
+          }
+          if (symbols == nullptr || strings == nullptr) continue;
+          for (const auto [start, size] : {std::pair{plt, plt_size}, std::pair{rela, rela_size}}) {
+            const auto* r = reinterpret_cast<const ElfW(Rela)*>(start);
+            for (std::size_t k = 0; start != 0 && k < size / sizeof(ElfW(Rela)); ++k)
+              if (const auto sym = ELF64_R_SYM(r[k].r_info); sym != 0)
+                s.names.insert(strings + symbols[sym].st_name);
+          }
+        }
+        return 0;
+      },
+      &search);
+  return search.names;
+}
+
+std::vector<std::string> ns3_fast_paths_unreached() { return unreached_reasons(); }
+
 void set_ns3_fast_paths(bool on) { fast_paths_on.store(on, std::memory_order_relaxed); }
 bool ns3_fast_paths_on() { return fast_paths_on.load(std::memory_order_relaxed); }
+bool ns3_fast_path_on(Ns3FastPath path) {
+  return ns3_fast_paths_on() && reached()[static_cast<int>(path)];
+}
 
 NextSegFunction library_next_seg() { return resolved<NextSegFunction, kNextSegSymbol>(); }
 UpdateFunction library_update() { return resolved<UpdateFunction, kUpdateSymbol>(); }
@@ -187,7 +313,7 @@ RngStreamConstructor library_rng_stream_constructor() {
 
 bool ns3::TcpTxBuffer::NextSeg(SequenceNumber32* seq, SequenceNumber32* seqHigh,
                                bool isRecovery) const {
-  if (m_lostOut > 0 || isRecovery || !tb::sim::ns3_fast_paths_on())
+  if (m_lostOut > 0 || isRecovery || !tb::sim::ns3_fast_path_on(tb::sim::Ns3FastPath::kScoreboard))
     return tb::sim::library_next_seg()(this, seq, seqHigh, isRecovery);
   // Rule 2: unsent data, if the receiver's window allows (ns-3's comparison and clamp).
   const SequenceNumber32 high_data = m_firstByteSeq + m_sentSize;
@@ -250,7 +376,8 @@ std::uint64_t tb::sim::ns3_block_walks_cut_short() {
 
 uint32_t ns3::TcpTxBuffer::Update(const TcpOptionSack::SackList& list,
                                   const Callback<void, TcpTxItem*>& sackedCb) {
-  if (!tb::sim::ns3_fast_paths_on()) return tb::sim::library_update()(this, list, sackedCb);
+  if (!tb::sim::ns3_fast_path_on(tb::sim::Ns3FastPath::kScoreboard))
+    return tb::sim::library_update()(this, list, sackedCb);
   uint32_t bytes_sacked = 0;
   const SequenceNumber32 sent_end = m_firstByteSeq + m_sentSize;
   Ptr<ScoreboardProgress> progress = GetObject<ScoreboardProgress>();
@@ -392,7 +519,8 @@ void ns3::TcpTxBuffer::ResetLastSegmentSent() {
 }
 
 bool ns3::TcpTxBuffer::IsRetransmittedDataAcked(const SequenceNumber32& ack) const {
-  if (!tb::sim::ns3_fast_paths_on()) return tb::sim::library_retransmitted_data_acked()(this, ack);
+  if (!tb::sim::ns3_fast_path_on(tb::sim::Ns3FastPath::kScoreboard))
+    return tb::sim::library_retransmitted_data_acked()(this, ack);
   for (const TcpTxItem* item : m_sentList) {
     if (item->m_startSeq > ack) return false;
     if (item->m_startSeq + item->m_packet->GetSize() == ack && !item->m_sacked && item->m_retrans)
@@ -441,7 +569,8 @@ std::uint64_t tb::sim::ns3_tcp_options_reused() {
 }
 
 ns3::Ptr<ns3::TcpOption> ns3::TcpOption::CreateOption(uint8_t kind) {
-  if (!tb::sim::ns3_fast_paths_on()) return tb::sim::library_create_option()(kind);
+  if (!tb::sim::ns3_fast_path_on(tb::sim::Ns3FastPath::kCreateOption))
+    return tb::sim::library_create_option()(kind);
   switch (kind) {
     case END:
       return shared_option<TcpOptionEnd>();
@@ -504,7 +633,7 @@ std::uint64_t tb::sim::ns3_constructions_set_quietly() {
 
 void ns3::ObjectBase::ConstructSelf(const AttributeConstructionList& attributes) {
   const auto library = tb::sim::library_construct_self();
-  if (!tb::sim::ns3_fast_paths_on()) return library(this, attributes);
+  if (!tb::sim::ns3_fast_path_on(tb::sim::Ns3FastPath::kConstructSelf)) return library(this, attributes);
   const TypeId instance = GetInstanceTypeId();
   if (attributes.Begin() == attributes.End() && !chain_has_attributes(instance)) {
     constructions_skipped.fetch_add(1, std::memory_order_relaxed);
@@ -532,7 +661,8 @@ void ns3::ObjectBase::ConstructSelf(const AttributeConstructionList& attributes)
 }
 
 ns3::Mac48Address::Mac48Address(const char* str) {
-  if (tb::sim::ns3_fast_paths_on() && std::strcmp(str, "ff:ff:ff:ff:ff:ff") == 0) {
+  if (tb::sim::ns3_fast_path_on(tb::sim::Ns3FastPath::kMac48Broadcast) &&
+      std::strcmp(str, "ff:ff:ff:ff:ff:ff") == 0) {
     std::fill(std::begin(m_address), std::end(m_address), 0xff);
     return;
   }
@@ -584,7 +714,8 @@ void ns3::GlobalValue::ResetInitialValue() {
 }
 
 bool ns3::Node::ChecksumEnabled() {
-  if (!tb::sim::ns3_fast_paths_on()) return tb::sim::library_checksum_enabled()();
+  if (!tb::sim::ns3_fast_path_on(tb::sim::Ns3FastPath::kChecksumEnabled))
+    return tb::sim::library_checksum_enabled()();
   struct Remembered {
     std::uint64_t changes = ~std::uint64_t{0};
     bool enabled = false;
@@ -610,7 +741,7 @@ std::uint64_t tb::sim::ns3_tx_times_remembered() {
 
 ns3::Time ns3::DataRate::CalculateBytesTxTime(uint32_t bytes) const {
   const auto library = tb::sim::library_calculate_bytes_tx_time();
-  if (!tb::sim::ns3_fast_paths_on()) return library(this, bytes);
+  if (!tb::sim::ns3_fast_path_on(tb::sim::Ns3FastPath::kBytesTxTime)) return library(this, bytes);
   struct Remembered {
     std::uint64_t bps = 0;
     std::uint32_t bytes = 0;
@@ -653,7 +784,7 @@ std::uint64_t tb::sim::ns3_rng_substream_starts_reused() {
 ns3::RngStream::RngStream(uint32_t seed, uint64_t stream, uint64_t substream) {
   // MRG32k3a's smaller modulus; ns-3's own constructor rejects such seeds.
   constexpr std::uint32_t kM2 = 4294944443u;
-  if (!tb::sim::ns3_fast_paths_on() || seed == 0 || seed >= kM2) {
+  if (!tb::sim::ns3_fast_path_on(tb::sim::Ns3FastPath::kRngStream) || seed == 0 || seed >= kM2) {
     tb::sim::library_rng_stream_constructor()(this, seed, stream, substream);
     return;
   }

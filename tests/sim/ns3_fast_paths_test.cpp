@@ -675,5 +675,30 @@ TEST(RngStreamTest, DrawsWhatNs3DrawsOnEveryStreamAndSubstream) {
             static_cast<std::uint64_t>(constructions - 15));
 }
 
+// ns-3's own callers reach every stand-in: each library that calls one (in ns-3.37's sources)
+// does so through a dynamic relocation, so none of its calls is bound past ours.
+TEST(Ns3FastPathReach, NsThreesOwnCallersReachEveryStandIn) {
+  EXPECT_EQ(ns3_fast_paths_unreached(), std::vector<std::string>{});
+  for (const auto path :
+       {Ns3FastPath::kScoreboard, Ns3FastPath::kCreateOption, Ns3FastPath::kConstructSelf,
+        Ns3FastPath::kRngStream, Ns3FastPath::kMac48Broadcast, Ns3FastPath::kChecksumEnabled,
+        Ns3FastPath::kBytesTxTime})
+    EXPECT_TRUE(ns3_fast_path_on(path)) << static_cast<int>(path);
+  const ScopedNs3FastPaths off(false);
+  EXPECT_FALSE(ns3_fast_path_on(Ns3FastPath::kScoreboard));
+}
+
+// The relocation reader tells a function the library calls through its PLT (NextSeg, called by
+// TcpSocketBase) from one it never calls (ResetSentList, which nothing in libns3-internet calls).
+TEST(Ns3FastPathReach, TheRelocationReaderSeesWhatALibraryCallsThroughItsPlt) {
+  const auto internet = ns3_relocated_symbols("libns3-internet.so");
+  EXPECT_GT(internet.size(), 100u);
+  EXPECT_TRUE(internet.count(kNextSegSymbol));
+  EXPECT_TRUE(internet.count(kChecksumEnabledSymbol));  // Node is in libns3-network
+  EXPECT_FALSE(internet.count(kResetSentListSymbol));
+  EXPECT_TRUE(ns3_relocated_symbols("libns3-core.so").count(kConstructSelfSymbol));
+  EXPECT_TRUE(ns3_relocated_symbols("libno-such-library.so").empty());
+}
+
 }  // namespace
 }  // namespace tb::sim

@@ -8,7 +8,9 @@
 // DataRate::CalculateBytesTxTime, which divides in 128 bits for every packet a link sends), and
 // the RngStream constructor, which every random variable of a simulation runs.
 #include <cstdint>
+#include <set>
 #include <string>
+#include <vector>
 
 #include <ns3/attribute.h>
 #include <ns3/callback.h>
@@ -107,6 +109,27 @@ std::uint64_t ns3_tx_times_remembered();
 // Random number streams our RngStream constructor set up from a remembered substream start: the
 // evidence that ns-3's RandomVariableStream::SetStream reaches ours.
 std::uint64_t ns3_rng_substream_starts_reused();
+
+// The stand-ins in groups that are on or off together (the scoreboard's functions share state).
+enum class Ns3FastPath {
+  kScoreboard,  // TcpTxBuffer: NextSeg, Update, IsRetransmittedDataAcked and the resets
+  kCreateOption,
+  kConstructSelf,
+  kRngStream,
+  kMac48Broadcast,
+  kChecksumEnabled,  // with the GlobalValue setters it counts
+  kBytesTxTime,
+};
+
+// Whether a group runs: the fast paths are on and ns-3's own callers reach every stand-in of the
+// group (checked once per process from the libraries' dynamic relocations; a group they do not
+// reach runs ns-3's own functions, and stderr says why).
+bool ns3_fast_path_on(Ns3FastPath path);
+// Why a group is not reached, one line per stand-in; empty with Debian's ns-3.37.
+std::vector<std::string> ns3_fast_paths_unreached();
+// The symbols the loaded library whose file name starts with `library` refers to through a
+// dynamic relocation (PLT or GOT): the calls from inside it that an interposed definition reaches.
+std::set<std::string> ns3_relocated_symbols(const std::string& library);
 
 // On by default; TWINBENCH_NS3_FAST_PATHS=0 in the environment turns them off from the start.
 // Off, each stand-in calls ns-3's own function, so a program runs stock ns-3 code (with the same
