@@ -15,6 +15,7 @@ packages=(
   iproute2                          # the emulated path configures its namespaces with ip
   clang-14 libfuzzer-14-dev         # fuzz targets (the `fuzz` preset, scripts/fuzz.sh)
   godot3-server                     # the real engine as a reference client (scripts/godot-reference.sh)
+  wrk                               # serve under load (scripts/server-load.sh, reliability.sh)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -264,7 +264,7 @@ std::set<std::string> ns3_relocated_symbols(const std::string& library) {
             }
           }
           if (symbols == nullptr || strings == nullptr) continue;
-          for (const auto [start, size] : {std::pair{plt, plt_size}, std::pair{rela, rela_size}}) {
+          for (const auto& [start, size] : {std::pair{plt, plt_size}, std::pair{rela, rela_size}}) {
             const auto* r = reinterpret_cast<const ElfW(Rela)*>(start);
             for (std::size_t k = 0; start != 0 && k < size / sizeof(ElfW(Rela)); ++k)
               if (const auto sym = ELF64_R_SYM(r[k].r_info); sym != 0)

@@ -17,6 +17,8 @@
 #include "twinbench/sim/task_channels.hpp"
 #include "twinbench/scenario/load.hpp"
 #include "twinbench/scenario/seeds.hpp"
+#include "twinbench/runner/tls_setup.hpp"
+#include "twinbench/servercore/tls_certs.hpp"
 #include "twinbench/sim/sim_backend.hpp"
 
 namespace tb::sim {

@@ -33,14 +33,6 @@ std::string simulated_base_url(const twinbench::Scenario& s, const sim::SimNetwo
          std::to_string(network.server_port());
 }
 
-// What the simulated server's certificate names: the target's host and the server's address.
-std::vector<std::string> simulated_server_names(const twinbench::Scenario& s) {
-  std::vector<std::string> names;
-  if (const auto url = parse_url(s.target().base_url())) names.push_back(url->host);
-  names.push_back(sim::SimNetwork::kServerAddress);
-  return names;
-}
-
 std::optional<runner::TlsSetup> simulated_tls(const twinbench::Scenario& s) {
   if (!runner::uses_tls(s)) return std::nullopt;
   return runner::make_tls_setup(s, simulated_server_names(s), runner::ServerTiming::kSimulated);
@@ -60,6 +52,13 @@ std::map<std::string, std::string> hosts(const twinbench::Scenario& s,
 }
 
 }  // namespace
+
+std::vector<std::string> simulated_server_names(const twinbench::Scenario& s) {
+  std::vector<std::string> names;
+  if (const auto url = parse_url(s.target().base_url())) names.push_back(url->host);
+  names.push_back(sim::SimNetwork::kServerAddress);
+  return names;
+}
 
 void require_simulatable(const twinbench::Scenario& s, const std::string& origin) {
   if (!s.has_network()) {

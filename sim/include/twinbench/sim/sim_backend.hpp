@@ -57,6 +57,9 @@ class SimBackend {
   runner::Backend backend_;
 };
 
+// What the simulated server's certificate names: the target's host and the server's address.
+std::vector<std::string> simulated_server_names(const twinbench::Scenario& scenario);
+
 // Throws tb::scenario::ScenarioError when `scenario` (read from `origin`) cannot be simulated: it
 // needs a network section, and uncapped frames need a frame time, or simulated time stands still.
 void require_simulatable(const twinbench::Scenario& scenario, const std::string& origin);
