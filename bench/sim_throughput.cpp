@@ -6,7 +6,7 @@
 // is shown where it matters, and that profile's link and TCP over plain HTTP (its cost without
 // TLS). BulkSend runs twice: with ns-3's own TCP and object code (the baseline; still on
 // twinbench's link, allocator and event loop), and with twinbench's stand-ins for ns-3 functions
-// on (sim/src/ns3_fast_paths.cpp), which shows how much of the difference they make.
+// on (sim/src/ns3_fast_paths/), which shows how much of the difference they make.
 //
 //   build/default/bench/sim_throughput [repetitions]   (runs per size: repetitions x 32 / MiB)
 //   build/default/bench/sim_throughput --only plain|profile|profile-http MiB count

@@ -1,4 +1,4 @@
-// The ns-3 fast paths (sim/src/ns3_fast_paths.cpp) change how fast a simulation runs, never what
+// The ns-3 fast paths (sim/src/ns3_fast_paths/) change how fast a simulation runs, never what
 // it gives: the real binary run on a lossy path, where SACK recovery exercises the scoreboard
 // stand-ins, writes byte-identical result files with TWINBENCH_NS3_FAST_PATHS=0 (ns-3's own
 // functions throughout) and =1. A value other than 0 or 1 is refused.

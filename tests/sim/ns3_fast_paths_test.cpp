@@ -1,4 +1,4 @@
-// The ns-3 fast paths (sim/src/ns3_fast_paths.cpp) against ns-3's own functions. NextSeg on
+// The ns-3 fast paths (sim/src/ns3_fast_paths/) against ns-3's own functions. NextSeg on
 // scoreboards a sender goes through: new data only, a window that stops it, no data left, a SACK
 // hole marked lost, recovery's rule 3, and a whole flight marked lost after a timeout. Update on
 // two buffers given the same history, one updated by ours and one by ns-3's: the same bytes

@@ -1,5 +1,5 @@
 #pragma once
-// Faster stand-ins for functions of ns-3.37 (sim/src/ns3_fast_paths.cpp): ones called for every
+// Faster stand-ins for functions of ns-3.37 (sim/src/ns3_fast_paths/): ones called for every
 // segment (TcpTxBuffer's NextSeg, SACK scoreboard Update and IsRetransmittedDataAcked, which
 // walk the sent list, the Mac48Address constructor that parses the broadcast address,
 // Node::ChecksumEnabled, which reads a global value through its checker,
