@@ -76,16 +76,22 @@ INSTANTIATE_TEST_SUITE_P(Commands, SignalTest,
                                             ::testing::Values(SIGINT, SIGTERM)),
                          case_name);
 
-// Whether something accepts TCP connections on 127.0.0.1:port.
-bool listening(std::uint16_t port) {
+// A TCP connection to 127.0.0.1:port, or -1 when nothing accepts one there.
+int connect_loopback(std::uint16_t port) {
   const int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_port = htons(port);
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  const bool ok = ::connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  if (::connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) return s;
   ::close(s);
-  return ok;
+  return -1;
+}
+
+bool listening(std::uint16_t port) {
+  const int s = connect_loopback(port);
+  if (s >= 0) ::close(s);
+  return s >= 0;
 }
 
 class ServeSignal : public ::testing::TestWithParam<int> {};
@@ -98,12 +104,8 @@ TEST_P(ServeSignal, ServeStopsWithEveryConnectionClosedAndExits128PlusTheSignal)
                            work.path() / "logs");
   ASSERT_TRUE(test::wait_until([&] { return listening(port); }, 30s)) << serve.stderr_text();
   // A kept-alive client, open when the signal comes.
-  const int client = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::connect(client, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  const int client = connect_loopback(port);
+  ASSERT_GE(client, 0);
   ASSERT_EQ(::kill(serve.pid(), signal), 0);
   const auto status = serve.wait_for(30s);
   ASSERT_TRUE(status) << "still running 30 s after the signal";
