@@ -37,6 +37,7 @@
 #include "twinbench/sim/ns3_fast_paths.hpp"
 #include "twinbench/sim/ns_scheduler.hpp"
 #include "twinbench/sim/run_simulated.hpp"
+#include "twinbench/sim/sim_network.hpp"
 #include "twinbench/scenario/load.hpp"
 
 namespace {

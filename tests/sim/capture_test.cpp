@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "twinbench/sim/run_simulated.hpp"
+#include "twinbench/sim/sim_network.hpp"
 #include "twinbench/scenario/load.hpp"
 
 namespace tb {
