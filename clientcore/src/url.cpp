@@ -33,10 +33,8 @@ bool is_ipv4_literal(std::string_view s) {
 // RFC 4291's text form, as inet_pton reads it: groups of 1-4 hex digits, one "::" at most for a
 // run of zero groups, the last 32 bits possibly dotted decimal; then Asio's "%scope", if any.
 bool is_ipv6_literal(std::string_view s) {
-  if (const auto percent = s.find('%'); percent != std::string_view::npos) {
-    if (percent + 1 == s.size()) return false;
-    s = s.substr(0, percent);
-  }
+  if (const auto percent = s.find('%'); percent != std::string_view::npos)
+    s = s.substr(0, percent);  // Asio takes any scope, an empty one too
   int groups = 0;
   bool compressed = false;
   if (s.starts_with("::")) {

@@ -1,4 +1,4 @@
-// The ns-3 fast paths (sim/src/ns3_fast_paths/) change how fast a simulation runs, never what
+// The ns-3 fast paths (ns3_fast_paths/) change how fast a simulation runs, never what
 // it gives: the real binary run on a lossy path, where SACK recovery exercises the scoreboard
 // stand-ins, writes byte-identical result files with TWINBENCH_NS3_FAST_PATHS=0 (ns-3's own
 // functions throughout) and =1. A value other than 0 or 1 is refused.
@@ -31,6 +31,7 @@ void write_scenario(const fs::path& file, double loss) {
                          "variants { name: \"c3_coop\" client: C3HTTP threaded: false session: false }\n"
                          "variants { name: \"c3s_coop\" client: C3HTTP threaded: false session: true }\n"
                          "frame_caps: [0, 60]\nbody_bytes: [1048576]\nruns: 4\nwarmups: 0\n"
+                         "frame_loop { frame_work_ms: 1 }\n"
                          "network { link { client_to_server_delay_ms: 20 server_to_client_delay_ms: 20\n"
                          "  downlink_mbps: 20 uplink_mbps: 20 loss_rate: "
                       << loss << " } }\n";
