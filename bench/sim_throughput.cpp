@@ -6,7 +6,7 @@
 // is shown where it matters, and that profile's link and TCP over plain HTTP (its cost without
 // TLS). BulkSend runs twice: with ns-3's own TCP and object code (the baseline; still on
 // twinbench's link, allocator and event loop), and with twinbench's stand-ins for ns-3 functions
-// on (sim/src/ns3_fast_paths/), which shows how much of the difference they make.
+// on (ns3_fast_paths/), which shows how much of the difference they make.
 //
 //   build/default/bench/sim_throughput [repetitions]   (runs per size: repetitions x 32 / MiB)
 //   build/default/bench/sim_throughput --only plain|profile|profile-http MiB count
@@ -34,7 +34,7 @@
 #include <ns3/uinteger.h>
 
 #include "twinbench/studies/reproduce.hpp"
-#include "twinbench/sim/ns3_fast_paths.hpp"
+#include "twinbench/ns3_fast_paths/fast_paths.hpp"
 #include "twinbench/sim/ns_scheduler.hpp"
 #include "twinbench/sim/run_simulated.hpp"
 #include "twinbench/sim/sim_network.hpp"
@@ -176,7 +176,7 @@ void simulate_bulk_send(const BenchPath& path, std::uint64_t bytes) {
 }
 
 Cost bulk_send(const BenchPath& path, std::uint64_t bytes, bool fast_paths) {
-  const tb::sim::ScopedNs3FastPaths setting(fast_paths);
+  const tb::ns3_fast_paths::ScopedNs3FastPaths setting(fast_paths);
   return measure([&] { simulate_bulk_send(path, bytes); });
 }
 

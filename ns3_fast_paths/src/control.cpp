@@ -6,7 +6,7 @@
 // ns-3 calls each through the PLT, so these definitions, linked into every program that simulates,
 // are the ones that run; tests/sim/ns3_fast_paths_test.cpp checks each against ns-3's own function,
 // and results are byte-identical with and without them (tests/integration/ns3_fast_paths_cli_test.cpp).
-#include "twinbench/sim/ns3_fast_paths.hpp"
+#include "twinbench/ns3_fast_paths/fast_paths.hpp"
 
 #include "resolved.hpp"
 
@@ -43,10 +43,10 @@
 
 // Only for the ns-3 whose functions these mirror (CMakeLists.txt asks for it exactly).
 #if !(NS3_VERSION_MAJOR == 3 && NS3_VERSION_MINOR == 37)
-#error "sim/src/ns3_fast_paths/ mirrors ns-3.37's functions: build against ns-3 3.37"
+#error "ns3_fast_paths/ mirrors ns-3.37's functions: build against ns-3 3.37"
 #endif
 
-namespace tb::sim {
+namespace tb::ns3_fast_paths {
 namespace {
 
 // TWINBENCH_NS3_FAST_PATHS=0 runs ns-3's own functions throughout (results are the same; a check
@@ -219,4 +219,4 @@ RngStreamConstructor library_rng_stream_constructor() {
   return resolved<RngStreamConstructor, kRngStreamConstructorSymbol>();
 }
 
-}  // namespace tb::sim
+}  // namespace tb::ns3_fast_paths

@@ -5,7 +5,7 @@
 // fixed point each time (~1 % of an HTTPS 1 MiB download's CPU time). A link's rate and its packet
 // sizes take few values, so ours remembers the last answers (per thread, by rate, size and the
 // time resolution) and asks ns-3 for any other: every answer is one ns-3 gave.
-#include "twinbench/sim/ns3_fast_paths.hpp"
+#include "twinbench/ns3_fast_paths/fast_paths.hpp"
 
 #include <ns3/data-rate.h>
 #include <ns3/global-value.h>
@@ -40,13 +40,13 @@ std::atomic<std::uint64_t> tx_times_remembered{0};
 
 }  // namespace
 
-std::uint64_t tb::sim::ns3_tx_times_remembered() {
+std::uint64_t tb::ns3_fast_paths::ns3_tx_times_remembered() {
   return tx_times_remembered.load(std::memory_order_relaxed);
 }
 
 ns3::Time ns3::DataRate::CalculateBytesTxTime(uint32_t bytes) const {
-  const auto library = tb::sim::library_calculate_bytes_tx_time();
-  if (!tb::sim::ns3_fast_path_on(tb::sim::Ns3FastPath::kBytesTxTime)) return library(this, bytes);
+  const auto library = tb::ns3_fast_paths::library_calculate_bytes_tx_time();
+  if (!tb::ns3_fast_paths::ns3_fast_path_on(tb::ns3_fast_paths::Ns3FastPath::kBytesTxTime)) return library(this, bytes);
   struct Remembered {
     std::uint64_t bps = 0;
     std::uint32_t bytes = 0;

@@ -3,7 +3,7 @@
 // Mac48Address's constructor from text: PointToPointNetDevice::GetBroadcast, which Ipv4Interface
 // asks for every packet sent, returns Mac48Address("ff:ff:ff:ff:ff:ff"), parsed digit by digit
 // each time. Ours sets the six 0xff bytes for that text and lets ns-3 parse any other.
-#include "twinbench/sim/ns3_fast_paths.hpp"
+#include "twinbench/ns3_fast_paths/fast_paths.hpp"
 
 #include <ns3/data-rate.h>
 #include <ns3/global-value.h>
@@ -33,10 +33,10 @@
 #include <vector>
 
 ns3::Mac48Address::Mac48Address(const char* str) {
-  if (tb::sim::ns3_fast_path_on(tb::sim::Ns3FastPath::kMac48Broadcast) &&
+  if (tb::ns3_fast_paths::ns3_fast_path_on(tb::ns3_fast_paths::Ns3FastPath::kMac48Broadcast) &&
       std::strcmp(str, "ff:ff:ff:ff:ff:ff") == 0) {
     std::fill(std::begin(m_address), std::end(m_address), 0xff);
     return;
   }
-  tb::sim::library_mac48_address_from_text()(this, str);
+  tb::ns3_fast_paths::library_mac48_address_from_text()(this, str);
 }

@@ -6,7 +6,7 @@
 // set one (GlobalValue's Bind, BindFailSafe, SetValue and ResetInitialValue, which ns-3 and its
 // users reach through the PLT, so these definitions see every one; the calls between them inside
 // global-value.cc start from one of them) and asks ns-3 again when the count moved.
-#include "twinbench/sim/ns3_fast_paths.hpp"
+#include "twinbench/ns3_fast_paths/fast_paths.hpp"
 
 #include "resolved.hpp"
 
@@ -43,13 +43,13 @@ std::atomic<std::uint64_t> global_value_changes{0};
 
 }  // namespace
 
-std::uint64_t tb::sim::ns3_global_value_changes() {
+std::uint64_t tb::ns3_fast_paths::ns3_global_value_changes() {
   return global_value_changes.load(std::memory_order_acquire);
 }
 
 // Each counts before and after: a reader that saw the count before a change began asks again.
 void ns3::GlobalValue::Bind(std::string name, const AttributeValue& value) {
-  const auto library = tb::sim::resolved<tb::sim::GlobalBindFunction, tb::sim::kGlobalBindSymbol>();
+  const auto library = tb::ns3_fast_paths::resolved<tb::ns3_fast_paths::GlobalBindFunction, tb::ns3_fast_paths::kGlobalBindSymbol>();
   global_value_changes.fetch_add(1, std::memory_order_acq_rel);
   library(std::move(name), value);
   global_value_changes.fetch_add(1, std::memory_order_acq_rel);
@@ -57,7 +57,7 @@ void ns3::GlobalValue::Bind(std::string name, const AttributeValue& value) {
 
 bool ns3::GlobalValue::BindFailSafe(std::string name, const AttributeValue& value) {
   const auto library =
-      tb::sim::resolved<tb::sim::GlobalBindFailSafeFunction, tb::sim::kGlobalBindFailSafeSymbol>();
+      tb::ns3_fast_paths::resolved<tb::ns3_fast_paths::GlobalBindFailSafeFunction, tb::ns3_fast_paths::kGlobalBindFailSafeSymbol>();
   global_value_changes.fetch_add(1, std::memory_order_acq_rel);
   const bool bound = library(std::move(name), value);
   global_value_changes.fetch_add(1, std::memory_order_acq_rel);
@@ -66,7 +66,7 @@ bool ns3::GlobalValue::BindFailSafe(std::string name, const AttributeValue& valu
 
 bool ns3::GlobalValue::SetValue(const AttributeValue& value) {
   const auto library =
-      tb::sim::resolved<tb::sim::GlobalSetValueFunction, tb::sim::kGlobalSetValueSymbol>();
+      tb::ns3_fast_paths::resolved<tb::ns3_fast_paths::GlobalSetValueFunction, tb::ns3_fast_paths::kGlobalSetValueSymbol>();
   global_value_changes.fetch_add(1, std::memory_order_acq_rel);
   const bool set = library(this, value);
   global_value_changes.fetch_add(1, std::memory_order_acq_rel);
@@ -74,16 +74,16 @@ bool ns3::GlobalValue::SetValue(const AttributeValue& value) {
 }
 
 void ns3::GlobalValue::ResetInitialValue() {
-  const auto library = tb::sim::resolved<tb::sim::GlobalResetInitialValueFunction,
-                                         tb::sim::kGlobalResetInitialValueSymbol>();
+  const auto library = tb::ns3_fast_paths::resolved<tb::ns3_fast_paths::GlobalResetInitialValueFunction,
+                                         tb::ns3_fast_paths::kGlobalResetInitialValueSymbol>();
   global_value_changes.fetch_add(1, std::memory_order_acq_rel);
   library(this);
   global_value_changes.fetch_add(1, std::memory_order_acq_rel);
 }
 
 bool ns3::Node::ChecksumEnabled() {
-  if (!tb::sim::ns3_fast_path_on(tb::sim::Ns3FastPath::kChecksumEnabled))
-    return tb::sim::library_checksum_enabled()();
+  if (!tb::ns3_fast_paths::ns3_fast_path_on(tb::ns3_fast_paths::Ns3FastPath::kChecksumEnabled))
+    return tb::ns3_fast_paths::library_checksum_enabled()();
   struct Remembered {
     std::uint64_t changes = ~std::uint64_t{0};
     bool enabled = false;
@@ -91,7 +91,7 @@ bool ns3::Node::ChecksumEnabled() {
   thread_local Remembered remembered;
   const std::uint64_t changes = global_value_changes.load(std::memory_order_acquire);
   if (remembered.changes == changes && changes % 2 == 0) return remembered.enabled;
-  const bool enabled = tb::sim::library_checksum_enabled()();
+  const bool enabled = tb::ns3_fast_paths::library_checksum_enabled()();
   if (global_value_changes.load(std::memory_order_acquire) == changes)
     remembered = {changes, enabled};
   return enabled;

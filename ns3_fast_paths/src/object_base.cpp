@@ -12,7 +12,7 @@
 // each name up in NS_ATTRIBUTE_DEFAULT (with that set, ns-3's own function runs). Two differences,
 // neither seen by twinbench: NS_LOG=ObjectBase prints no "construct" lines, and a type that gained
 // an attribute after its first construction (ns-3 adds them in GetTypeId) would not get it.
-#include "twinbench/sim/ns3_fast_paths.hpp"
+#include "twinbench/ns3_fast_paths/fast_paths.hpp"
 
 #include <ns3/data-rate.h>
 #include <ns3/global-value.h>
@@ -73,17 +73,17 @@ std::atomic<std::uint64_t> constructions_set_quietly{0};
 
 }  // namespace
 
-std::uint64_t tb::sim::ns3_constructions_skipped() {
+std::uint64_t tb::ns3_fast_paths::ns3_constructions_skipped() {
   return constructions_skipped.load(std::memory_order_relaxed);
 }
 
-std::uint64_t tb::sim::ns3_constructions_set_quietly() {
+std::uint64_t tb::ns3_fast_paths::ns3_constructions_set_quietly() {
   return constructions_set_quietly.load(std::memory_order_relaxed);
 }
 
 void ns3::ObjectBase::ConstructSelf(const AttributeConstructionList& attributes) {
-  const auto library = tb::sim::library_construct_self();
-  if (!tb::sim::ns3_fast_path_on(tb::sim::Ns3FastPath::kConstructSelf)) return library(this, attributes);
+  const auto library = tb::ns3_fast_paths::library_construct_self();
+  if (!tb::ns3_fast_paths::ns3_fast_path_on(tb::ns3_fast_paths::Ns3FastPath::kConstructSelf)) return library(this, attributes);
   const TypeId instance = GetInstanceTypeId();
   if (attributes.Begin() == attributes.End() && !chain_has_attributes(instance)) {
     constructions_skipped.fetch_add(1, std::memory_order_relaxed);

@@ -2,7 +2,7 @@
 // ns-3's own definitions of the functions the stand-ins replace, found once with
 // dlsym(RTLD_NEXT) (control.cpp); a missing one aborts, naming it.
 
-namespace tb::sim {
+namespace tb::ns3_fast_paths {
 
 void* ns3_library_symbol(const char* name);
 
@@ -13,4 +13,4 @@ Function resolved() {
   return function;
 }
 
-}  // namespace tb::sim
+}  // namespace tb::ns3_fast_paths

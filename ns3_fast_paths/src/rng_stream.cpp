@@ -8,7 +8,7 @@
 // advanced by the substream (per thread, for the last seed and substream) and advances that by the
 // stream. The two advances are powers of one matrix, applied in exact modular arithmetic
 // (MRG32k3a's MultModM), so their order does not change the state.
-#include "twinbench/sim/ns3_fast_paths.hpp"
+#include "twinbench/ns3_fast_paths/fast_paths.hpp"
 
 #include <ns3/data-rate.h>
 #include <ns3/global-value.h>
@@ -52,15 +52,15 @@ std::atomic<std::uint64_t> substream_starts_reused{0};
 
 }  // namespace
 
-std::uint64_t tb::sim::ns3_rng_substream_starts_reused() {
+std::uint64_t tb::ns3_fast_paths::ns3_rng_substream_starts_reused() {
   return substream_starts_reused.load(std::memory_order_relaxed);
 }
 
 ns3::RngStream::RngStream(uint32_t seed, uint64_t stream, uint64_t substream) {
   // MRG32k3a's smaller modulus; ns-3's own constructor rejects such seeds.
   constexpr std::uint32_t kM2 = 4294944443u;
-  if (!tb::sim::ns3_fast_path_on(tb::sim::Ns3FastPath::kRngStream) || seed == 0 || seed >= kM2) {
-    tb::sim::library_rng_stream_constructor()(this, seed, stream, substream);
+  if (!tb::ns3_fast_paths::ns3_fast_path_on(tb::ns3_fast_paths::Ns3FastPath::kRngStream) || seed == 0 || seed >= kM2) {
+    tb::ns3_fast_paths::library_rng_stream_constructor()(this, seed, stream, substream);
     return;
   }
   SubstreamStart& start = last_substream_start;

@@ -12,7 +12,7 @@
 // sets both fields, or fails and the header drops it). Headers hold options as
 // Ptr<const TcpOption>, and copying a header shares them too, so only the objects' addresses
 // differ from ns-3's.
-#include "twinbench/sim/ns3_fast_paths.hpp"
+#include "twinbench/ns3_fast_paths/fast_paths.hpp"
 
 #include <ns3/data-rate.h>
 #include <ns3/global-value.h>
@@ -76,13 +76,13 @@ ns3::Ptr<ns3::TcpOptionTS> recycled_timestamp_option() {
 
 }  // namespace
 
-std::uint64_t tb::sim::ns3_tcp_options_reused() {
+std::uint64_t tb::ns3_fast_paths::ns3_tcp_options_reused() {
   return tcp_options_reused.load(std::memory_order_relaxed);
 }
 
 ns3::Ptr<ns3::TcpOption> ns3::TcpOption::CreateOption(uint8_t kind) {
-  if (!tb::sim::ns3_fast_path_on(tb::sim::Ns3FastPath::kCreateOption))
-    return tb::sim::library_create_option()(kind);
+  if (!tb::ns3_fast_paths::ns3_fast_path_on(tb::ns3_fast_paths::Ns3FastPath::kCreateOption))
+    return tb::ns3_fast_paths::library_create_option()(kind);
   switch (kind) {
     case END:
       return shared_option<TcpOptionEnd>();

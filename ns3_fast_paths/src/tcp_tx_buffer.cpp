@@ -33,7 +33,7 @@
 // covers, whether a retransmitted item ends there, and ns-3 walks the whole sent list for each
 // (~3 % of a 32 MiB download on reproduce's path). The list is in sequence order, so ours stops at
 // the first item that starts beyond the number asked about: no later one can end there.
-#include "twinbench/sim/ns3_fast_paths.hpp"
+#include "twinbench/ns3_fast_paths/fast_paths.hpp"
 
 #include "resolved.hpp"
 
@@ -66,8 +66,8 @@
 
 bool ns3::TcpTxBuffer::NextSeg(SequenceNumber32* seq, SequenceNumber32* seqHigh,
                                bool isRecovery) const {
-  if (m_lostOut > 0 || isRecovery || !tb::sim::ns3_fast_path_on(tb::sim::Ns3FastPath::kScoreboard))
-    return tb::sim::library_next_seg()(this, seq, seqHigh, isRecovery);
+  if (m_lostOut > 0 || isRecovery || !tb::ns3_fast_paths::ns3_fast_path_on(tb::ns3_fast_paths::Ns3FastPath::kScoreboard))
+    return tb::ns3_fast_paths::library_next_seg()(this, seq, seqHigh, isRecovery);
   // Rule 2: unsent data, if the receiver's window allows (ns-3's comparison and clamp).
   const SequenceNumber32 high_data = m_firstByteSeq + m_sentSize;
   if (SizeFromSequence(high_data) == 0) return false;
@@ -96,7 +96,7 @@ class ScoreboardProgress : public ns3::Object {
  public:
   static ns3::TypeId GetTypeId() {
     static const ns3::TypeId tid =
-        ns3::TypeId("tb::sim::ScoreboardProgress").SetParent<ns3::Object>();
+        ns3::TypeId("tb::ns3_fast_paths::ScoreboardProgress").SetParent<ns3::Object>();
     return tid;
   }
   bool settled_known = false;
@@ -119,18 +119,18 @@ void forget_scoreboard_progress(ns3::TcpTxBuffer* buffer) {
 
 }  // namespace
 
-std::uint64_t tb::sim::ns3_loss_counts_cut_short() {
+std::uint64_t tb::ns3_fast_paths::ns3_loss_counts_cut_short() {
   return loss_counts_cut_short.load(std::memory_order_relaxed);
 }
 
-std::uint64_t tb::sim::ns3_block_walks_cut_short() {
+std::uint64_t tb::ns3_fast_paths::ns3_block_walks_cut_short() {
   return block_walks_cut_short.load(std::memory_order_relaxed);
 }
 
 uint32_t ns3::TcpTxBuffer::Update(const TcpOptionSack::SackList& list,
                                   const Callback<void, TcpTxItem*>& sackedCb) {
-  if (!tb::sim::ns3_fast_path_on(tb::sim::Ns3FastPath::kScoreboard))
-    return tb::sim::library_update()(this, list, sackedCb);
+  if (!tb::ns3_fast_paths::ns3_fast_path_on(tb::ns3_fast_paths::Ns3FastPath::kScoreboard))
+    return tb::ns3_fast_paths::library_update()(this, list, sackedCb);
   uint32_t bytes_sacked = 0;
   const SequenceNumber32 sent_end = m_firstByteSeq + m_sentSize;
   Ptr<ScoreboardProgress> progress = GetObject<ScoreboardProgress>();
@@ -252,28 +252,28 @@ uint32_t ns3::TcpTxBuffer::Update(const TcpOptionSack::SackList& list,
 // forgotten.
 void ns3::TcpTxBuffer::ResetRenoSack() {
   forget_scoreboard_progress(this);
-  tb::sim::resolved<tb::sim::TxBufferResetFunction, tb::sim::kResetRenoSackSymbol>()(this);
+  tb::ns3_fast_paths::resolved<tb::ns3_fast_paths::TxBufferResetFunction, tb::ns3_fast_paths::kResetRenoSackSymbol>()(this);
 }
 
 void ns3::TcpTxBuffer::ResetSentList() {
   forget_scoreboard_progress(this);
-  tb::sim::resolved<tb::sim::TxBufferResetFunction, tb::sim::kResetSentListSymbol>()(this);
+  tb::ns3_fast_paths::resolved<tb::ns3_fast_paths::TxBufferResetFunction, tb::ns3_fast_paths::kResetSentListSymbol>()(this);
 }
 
 void ns3::TcpTxBuffer::SetSentListLost(bool resetSack) {
   if (resetSack) forget_scoreboard_progress(this);  // else every item not SACKed becomes lost
-  tb::sim::resolved<tb::sim::SetSentListLostFunction, tb::sim::kSetSentListLostSymbol>()(this,
+  tb::ns3_fast_paths::resolved<tb::ns3_fast_paths::SetSentListLostFunction, tb::ns3_fast_paths::kSetSentListLostSymbol>()(this,
                                                                                          resetSack);
 }
 
 void ns3::TcpTxBuffer::ResetLastSegmentSent() {
   forget_scoreboard_progress(this);
-  tb::sim::resolved<tb::sim::TxBufferResetFunction, tb::sim::kResetLastSegmentSentSymbol>()(this);
+  tb::ns3_fast_paths::resolved<tb::ns3_fast_paths::TxBufferResetFunction, tb::ns3_fast_paths::kResetLastSegmentSentSymbol>()(this);
 }
 
 bool ns3::TcpTxBuffer::IsRetransmittedDataAcked(const SequenceNumber32& ack) const {
-  if (!tb::sim::ns3_fast_path_on(tb::sim::Ns3FastPath::kScoreboard))
-    return tb::sim::library_retransmitted_data_acked()(this, ack);
+  if (!tb::ns3_fast_paths::ns3_fast_path_on(tb::ns3_fast_paths::Ns3FastPath::kScoreboard))
+    return tb::ns3_fast_paths::library_retransmitted_data_acked()(this, ack);
   for (const TcpTxItem* item : m_sentList) {
     if (item->m_startSeq > ack) return false;
     if (item->m_startSeq + item->m_packet->GetSize() == ack && !item->m_sacked && item->m_retrans)

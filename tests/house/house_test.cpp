@@ -37,14 +37,14 @@ struct Layers {
 Layers layers_from_architecture_doc() {
   Layers layers;
   std::istringstream doc(slurp(kSource / "docs/architecture.md"));
-  const std::regex row(R"(^\| `([a-z]+)/` \([^)]*\) \|.*\| ([^|]*) \|$)");
+  const std::regex row(R"(^\| `([a-z0-9_]+)/` \([^)]*\) \|.*\| ([^|]*) \|$)");
   for (std::string line; std::getline(doc, line);) {
     std::smatch m;
     if (!std::regex_match(line, m, row)) continue;
     const std::string folder = m[1], may = m[2];
     for (const std::string& above : layers.order)
       if (may.find("everything below") != std::string::npos ||
-          std::regex_search(may, std::regex("(^|[^a-z])" + above + "($|[^a-z])")))
+          std::regex_search(may, std::regex("(^|[^a-z0-9_])" + above + "($|[^a-z0-9_])")))
         layers.allowed[folder].insert(above);
     layers.order.push_back(folder);
   }
@@ -83,7 +83,7 @@ std::map<std::string, std::set<std::string>> arrows(const std::vector<std::strin
       folder_of_target[(*it)[1]] = folder;
   }
   std::map<std::string, std::set<std::string>> found;
-  const std::regex include(R"re(#include "twinbench/([a-z]+)/)re");
+  const std::regex include(R"re(#include "twinbench/([a-z0-9_]+)/)re");
   const std::regex link(R"(\btb_[a-z0-9_]+)");
   for (const std::string& folder : folders) {
     for (const fs::path& file : sources_of(folder)) {

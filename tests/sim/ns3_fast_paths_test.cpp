@@ -1,4 +1,4 @@
-// The ns-3 fast paths (sim/src/ns3_fast_paths/) against ns-3's own functions. NextSeg on
+// The ns-3 fast paths (ns3_fast_paths/) against ns-3's own functions. NextSeg on
 // scoreboards a sender goes through: new data only, a window that stops it, no data left, a SACK
 // hole marked lost, recovery's rule 3, and a whole flight marked lost after a timeout. Update on
 // two buffers given the same history, one updated by ours and one by ns-3's: the same bytes
@@ -26,9 +26,9 @@
 #include <vector>
 
 #include "support/real_time.hpp"
-#include "twinbench/sim/ns3_fast_paths.hpp"
+#include "twinbench/ns3_fast_paths/fast_paths.hpp"
 
-namespace tb::sim {
+namespace tb::ns3_fast_paths {
 namespace {
 
 using ns3::SequenceNumber32;
@@ -420,7 +420,7 @@ class Bare : public ns3::Object {
  public:
   static ns3::TypeId GetTypeId() {
     static const ns3::TypeId tid =
-        ns3::TypeId("tb::sim::test::Bare").SetParent<ns3::Object>().AddConstructor<Bare>();
+        ns3::TypeId("tb::ns3_fast_paths::test::Bare").SetParent<ns3::Object>().AddConstructor<Bare>();
     return tid;
   }
   bool completed = false;
@@ -433,7 +433,7 @@ class Bare : public ns3::Object {
 class WithValue : public ns3::Object {
  public:
   static ns3::TypeId GetTypeId() {
-    static const ns3::TypeId tid = ns3::TypeId("tb::sim::test::WithValue")
+    static const ns3::TypeId tid = ns3::TypeId("tb::ns3_fast_paths::test::WithValue")
                                        .SetParent<ns3::Object>()
                                        .AddConstructor<WithValue>()
                                        .AddAttribute("Value", "a number", ns3::UintegerValue(7),
@@ -449,7 +449,7 @@ class WithLateValue : public ns3::Object {
  public:
   static ns3::TypeId GetTypeId() {
     static const ns3::TypeId tid =
-        ns3::TypeId("tb::sim::test::WithLateValue")
+        ns3::TypeId("tb::ns3_fast_paths::test::WithLateValue")
             .SetParent<ns3::Object>()
             .AddConstructor<WithLateValue>()
             .AddAttribute("Late", "set after construction only",
@@ -468,7 +468,7 @@ class WithLateValue : public ns3::Object {
 class ChildOfWithValue : public WithValue {
  public:
   static ns3::TypeId GetTypeId() {
-    static const ns3::TypeId tid = ns3::TypeId("tb::sim::test::ChildOfWithValue")
+    static const ns3::TypeId tid = ns3::TypeId("tb::ns3_fast_paths::test::ChildOfWithValue")
                                        .SetParent<WithValue>()
                                        .AddConstructor<ChildOfWithValue>();
     return tid;
@@ -482,10 +482,10 @@ void expect_constructed_as_ns3_does() {
   EXPECT_TRUE(ns3::CreateObject<Bare>()->completed);  // the second, from what ours remembers
   EXPECT_EQ(ns3::CreateObject<WithValue>()->value, 7u);
   EXPECT_EQ(ns3::CreateObject<ChildOfWithValue>()->value, 7u);  // the parent's attribute
-  ns3::Config::SetDefault("tb::sim::test::WithValue::Value", ns3::UintegerValue(9));
+  ns3::Config::SetDefault("tb::ns3_fast_paths::test::WithValue::Value", ns3::UintegerValue(9));
   EXPECT_EQ(ns3::CreateObject<ChildOfWithValue>()->value, 9u);
-  ns3::Config::SetDefault("tb::sim::test::WithValue::Value", ns3::UintegerValue(7));
-  ns3::ObjectFactory factory("tb::sim::test::ChildOfWithValue");
+  ns3::Config::SetDefault("tb::ns3_fast_paths::test::WithValue::Value", ns3::UintegerValue(7));
+  ns3::ObjectFactory factory("tb::ns3_fast_paths::test::ChildOfWithValue");
   factory.Set("Value", ns3::UintegerValue(11));  // given at construction
   EXPECT_EQ(factory.Create<ChildOfWithValue>()->value, 11u);
   const auto late = ns3::CreateObject<WithLateValue>();
@@ -701,4 +701,4 @@ TEST(Ns3FastPathReach, TheRelocationReaderSeesWhatALibraryCallsThroughItsPlt) {
 }
 
 }  // namespace
-}  // namespace tb::sim
+}  // namespace tb::ns3_fast_paths

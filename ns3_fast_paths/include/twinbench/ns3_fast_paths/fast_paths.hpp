@@ -1,5 +1,5 @@
 #pragma once
-// Faster stand-ins for functions of ns-3.37 (sim/src/ns3_fast_paths/): ones called for every
+// Faster stand-ins for functions of ns-3.37 (ns3_fast_paths/): ones called for every
 // segment (TcpTxBuffer's NextSeg, SACK scoreboard Update and IsRetransmittedDataAcked, which
 // walk the sent list, the Mac48Address constructor that parses the broadcast address,
 // Node::ChecksumEnabled, which reads a global value through its checker,
@@ -24,7 +24,7 @@
 #include <ns3/tcp-option.h>
 #include <ns3/tcp-tx-buffer.h>
 
-namespace tb::sim {
+namespace tb::ns3_fast_paths {
 
 // The mangled names ns-3 calls them by, through the PLT.
 inline constexpr const char* kNextSegSymbol =
@@ -150,4 +150,4 @@ class ScopedNs3FastPaths {
   bool before_;
 };
 
-}  // namespace tb::sim
+}  // namespace tb::ns3_fast_paths
