@@ -18,12 +18,6 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-std::string slurp(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // 1 MiB downloads over 40 ms and 20 Mbit/s with `loss` each way, CUBIC and SACK on both sides.
 void write_scenario(const fs::path& file, double loss) {
@@ -47,7 +41,7 @@ std::string run(const fs::path& work, const fs::path& scenario, const std::strin
   const auto status = twinbench.wait_for(300s);
   EXPECT_TRUE(status && WIFEXITED(*status) && WEXITSTATUS(*status) == 0)
       << twinbench.stderr_text();
-  return slurp(out / "results.md") + slurp(out / "results.csv") + slurp(out / "results.json");
+  return test::file_text(out / "results.md") + test::file_text(out / "results.csv") + test::file_text(out / "results.json");
 }
 
 TEST(Ns3FastPathsCli, ALossyRunGivesTheSameFilesWithThemOnAndOff) {

@@ -13,6 +13,7 @@
 #include "commands.hpp"
 #include "twinbench/sim/sim_backend.hpp"
 #include "twinbench/scenario/load.hpp"
+#include "support/child_process.hpp"
 
 namespace tb {
 namespace {
@@ -20,12 +21,6 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 class SimRun : public ::testing::Test {
  protected:
@@ -63,7 +58,7 @@ class SimRun : public ::testing::Test {
     const int code = app::main_with_args(args);
     ::testing::internal::GetCapturedStdout();
     EXPECT_EQ(code, 0);
-    return {slurp(dir_ / name / "results.json"), slurp(dir_ / name / "results.csv")};
+    return {test::file_text(dir_ / name / "results.json"), test::file_text(dir_ / name / "results.csv")};
   }
   fs::path dir_;
 };

@@ -19,6 +19,7 @@
 #include "twinbench/scenario/load.hpp"
 #include "twinbench/sim/ns_scheduler.hpp"
 #include "twinbench/sim/sim_network.hpp"
+#include "support/child_process.hpp"
 
 namespace tb {
 namespace {
@@ -162,12 +163,6 @@ TEST(SimTls, HandshakeCpuTimeDelaysTheServerFlight) {
   EXPECT_LT(t[0].connect_ms, 2 * kRttMs + 7 + 3);
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // The same HTTPS scenario twice, and in parallel worker processes: byte-identical result files.
 // ECDSA's signatures vary in length with their random nonce, so this also checks that OpenSSL's
@@ -198,7 +193,7 @@ TEST(SimTls, SameSeedGivesByteIdenticalFiles) {
                                           "--out", (dir / name).string()});
     ::testing::internal::GetCapturedStdout();
     EXPECT_EQ(code, 0);
-    return slurp(dir / name / "results.json") + slurp(dir / name / "results.csv");
+    return test::file_text(dir / name / "results.json") + test::file_text(dir / name / "results.csv");
   };
   const std::string first = run("a", "1");
   ASSERT_FALSE(first.empty());

@@ -12,18 +12,13 @@
 #include "commands.hpp"
 #include "run_cli.hpp"
 #include "twinbench/studies/sweep.hpp"
+#include "support/child_process.hpp"
 
 namespace tb {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::vector<std::string> texts(const studies::Axis& axis) {
   std::vector<std::string> out;
@@ -152,7 +147,7 @@ class Sweep : public ::testing::Test {
     return args;
   }
   std::pair<std::string, std::string> outputs(const std::string& out) {
-    return {slurp(dir_ / out / "sweep.csv"), slurp(dir_ / out / "sweep.jsonl")};
+    return {test::file_text(dir_ / out / "sweep.csv"), test::file_text(dir_ / out / "sweep.jsonl")};
   }
   fs::path dir_;
 };

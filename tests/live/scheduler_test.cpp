@@ -14,6 +14,7 @@
 #include "twinbench/live/realtime_scheduler.hpp"
 #include "twinbench/live/std_threads.hpp"
 #include "twinbench/live/wakeup_lateness.hpp"
+#include "support/child_process.hpp"
 
 namespace tb::live {
 namespace {
@@ -193,10 +194,6 @@ TEST(StdThreads, RecordsEachSleepOfAWorker) {
   EXPECT_EQ(lateness.summary().wakeups, 3u);  // a yield is no timed wake-up
 }
 
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 std::span<const std::byte> bytes_of(const std::string& s) { return std::as_bytes(std::span(s)); }
 
@@ -214,13 +211,13 @@ TEST(FileSink, WritesAndTruncatesFilesInATempDir) {
     EXPECT_TRUE(sink->write(bytes_of("world")));
     EXPECT_TRUE(sink->finish());
     EXPECT_FALSE(sink->write(bytes_of("late")));  // closed
-    EXPECT_EQ(slurp(where / "body.bin"), "hello, world");
+    EXPECT_EQ(test::file_text(where / "body.bin"), "hello, world");
 
     auto again = files.open("body.bin");  // truncates
     ASSERT_NE(again, nullptr);
     EXPECT_TRUE(again->write(bytes_of("x")));
     EXPECT_TRUE(again->finish());
-    EXPECT_EQ(slurp(where / "body.bin"), "x");
+    EXPECT_EQ(test::file_text(where / "body.bin"), "x");
 
     EXPECT_EQ(files.open("missing-dir/body.bin"), nullptr);
   }

@@ -19,12 +19,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string read_all(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // In the forked child, before exec: only async-signal-safe calls.
 [[noreturn]] void exec_child(const std::vector<char*>& argv, const std::vector<char*>& envp,
@@ -97,7 +91,14 @@ std::optional<int> ChildProcess::wait_for(std::chrono::milliseconds timeout) {
   return status_;
 }
 
-std::string ChildProcess::stderr_text() const { return read_all(stderr_); }
+std::string file_text(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string ChildProcess::stderr_text() const { return file_text(stderr_); }
 
 bool wait_until(const std::function<bool()>& condition, std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -115,7 +116,7 @@ std::vector<pid_t> children_of(pid_t pid) {
     const std::string name = entry.path().filename().string();
     if (name.empty() || !std::all_of(name.begin(), name.end(), ::isdigit)) continue;
     // /proc/PID/stat: "PID (COMM) STATE PPID ..."; COMM may hold spaces and parentheses.
-    const std::string stat = read_all(entry.path() / "stat");
+    const std::string stat = file_text(entry.path() / "stat");
     const auto close = stat.rfind(')');
     if (close == std::string::npos) continue;
     std::istringstream rest(stat.substr(close + 1));

@@ -39,6 +39,9 @@ bool wait_until(const std::function<bool()>& condition, std::chrono::millisecond
 // The processes whose parent is `pid` (from /proc), including zombies not yet reaped.
 std::vector<pid_t> children_of(pid_t pid);
 
+// The bytes of `file` (a result, a log); empty when it cannot be read.
+std::string file_text(const std::filesystem::path& file);
+
 // The regular files under `dir`, recursively, relative to it and sorted; none if it is missing.
 std::vector<std::string> files_under(const std::filesystem::path& dir);
 
