@@ -208,7 +208,7 @@ twinbench::ResultSet run_emulated(const twinbench::Scenario& scenario, runner::R
   // The client side stops by the same test in its own process (a Ctrl-C reaches both); the path's
   // destructor ends the sides of a stopped run.
   const std::optional<std::string> bytes = path.client_output(options.stop_requested);
-  if (!bytes || (options.stop_requested && options.stop_requested())) throw runner::RunStopped();
+  if (!bytes || options.stopping()) throw runner::RunStopped();
   const int status = path.client_status();
   const emulated::PathReport report = path.finish();
   twinbench::ResultSet results;

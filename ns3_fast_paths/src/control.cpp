@@ -61,10 +61,6 @@ bool fast_paths_wanted() {
 
 std::atomic<bool> fast_paths_on{fast_paths_wanted()};
 
-}  // namespace
-
-namespace {
-
 // Each stand-in and the ns-3 library whose own code calls it (in ns-3.37's sources), through its
 // PLT. A library linked with -Bsymbolic, or built with LTO or -fno-semantic-interposition, binds
 // such calls directly: it then has no dynamic relocation for the symbol, and the stand-in would
@@ -99,18 +95,21 @@ constexpr const char* kPathNames[] = {"TcpTxBuffer scoreboard", "TcpOption::Crea
                                       "Mac48Address broadcast", "Node::ChecksumEnabled",
                                       "DataRate::CalculateBytesTxTime"};
 
-std::vector<std::string> unreached_reasons() {
-  std::map<std::string, std::set<std::string>> relocated;  // per library, read once
-  std::vector<std::string> reasons;
+// The stand-ins ns-3's own callers do not reach (each library's relocations read once).
+std::vector<const Reach*> unreached() {
+  std::map<std::string, std::set<std::string>> relocated;
+  std::vector<const Reach*> missing;
   for (const Reach& r : kReaches) {
     if (!relocated.count(r.library)) relocated[r.library] = ns3_relocated_symbols(r.library);
-    if (!relocated[r.library].count(r.symbol))
-      reasons.push_back(std::string(kPathNames[static_cast<int>(r.path)]) + ": " + r.library +
-                        " has no relocation for " + r.symbol +
-                        " (its calls are bound directly: -Bsymbolic, LTO or "
-                        "-fno-semantic-interposition?)");
+    if (!relocated[r.library].count(r.symbol)) missing.push_back(&r);
   }
-  return reasons;
+  return missing;
+}
+
+std::string why_unreached(const Reach& r) {
+  return std::string(kPathNames[static_cast<int>(r.path)]) + ": " + r.library +
+         " has no relocation for " + r.symbol +
+         " (its calls are bound directly: -Bsymbolic, LTO or -fno-semantic-interposition?)";
 }
 
 // Which groups of stand-ins ns-3's own callers reach, checked once per process: a group with a
@@ -119,11 +118,10 @@ const std::array<bool, std::size(kPathNames)>& reached() {
   static const auto groups = [] {
     std::array<bool, std::size(kPathNames)> ok;
     ok.fill(true);
-    for (const std::string& reason : unreached_reasons()) {
-      for (std::size_t g = 0; g < std::size(kPathNames); ++g)
-        if (reason.starts_with(std::string(kPathNames[g]) + ":")) ok[g] = false;
+    for (const Reach* r : unreached()) {
+      ok[static_cast<int>(r->path)] = false;
       std::fprintf(stderr, "twinbench: an ns-3 fast path is off, ns-3's own function runs: %s\n",
-                   reason.c_str());
+                   why_unreached(*r).c_str());
     }
     return ok;
   }();
@@ -187,7 +185,11 @@ std::set<std::string> ns3_relocated_symbols(const std::string& library) {
   return search.names;
 }
 
-std::vector<std::string> ns3_fast_paths_unreached() { return unreached_reasons(); }
+std::vector<std::string> ns3_fast_paths_unreached() {
+  std::vector<std::string> reasons;
+  for (const Reach* r : unreached()) reasons.push_back(why_unreached(*r));
+  return reasons;
+}
 
 void set_ns3_fast_paths(bool on) { fast_paths_on.store(on, std::memory_order_relaxed); }
 bool ns3_fast_paths_on() { return fast_paths_on.load(std::memory_order_relaxed); }

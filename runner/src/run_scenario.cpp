@@ -21,8 +21,6 @@ Duration ms(double v) { return from_ms(v); }
 
 constexpr const char* kTimedOut = "timed out";
 
-bool stopping(const RunOptions& o) { return o.stop_requested && o.stop_requested(); }
-
 struct Step {
   std::uint32_t fps;
   std::uint64_t body_bytes;
@@ -93,9 +91,9 @@ class ScenarioRun {
   twinbench::ResultSet run() {
     start();
     const Duration budget = o_.request_timeout * static_cast<std::int64_t>(steps_.size() + 1);
-    const bool done = b_.run_until([this] { return finished() || stopping(o_); }, budget);
+    const bool done = b_.run_until([this] { return finished() || o_.stopping(); }, budget);
     auto results = stop();
-    if (stopping(o_)) throw RunStopped();
+    if (o_.stopping()) throw RunStopped();
     if (!done) throw std::runtime_error("the run stopped making progress");
     return results;
   }
@@ -324,7 +322,7 @@ twinbench::ResultSet run_clients(const twinbench::Scenario& s, Backend& b, const
   const Duration budget = o.request_timeout * static_cast<std::int64_t>(runs[0]->steps() + 2);
   const bool done = b.run_until(
       [&] {
-        return stopping(o) ||
+        return o.stopping() ||
                std::all_of(runs.begin(), runs.end(), [](auto& r) { return r->finished(); });
       },
       budget);
@@ -333,7 +331,7 @@ twinbench::ResultSet run_clients(const twinbench::Scenario& s, Backend& b, const
     auto results = runs[k]->stop();
     for (auto& sample : *results.mutable_samples()) *merged.add_samples() = std::move(sample);
   }
-  if (stopping(o)) throw RunStopped();
+  if (o.stopping()) throw RunStopped();
   if (!done) throw std::runtime_error("the run stopped making progress");
   return merged;
 }

@@ -82,6 +82,7 @@ struct RunOptions {
   // so at least once a frame); when it answers true the run is abandoned with RunStopped. Set by
   // the command line to "a SIGINT or SIGTERM came" for the real-time backends.
   std::function<bool()> stop_requested;
+  bool stopping() const { return stop_requested && stop_requested(); }
 };
 
 // A run abandoned because RunOptions::stop_requested said so; nothing of it is kept.
