@@ -9,6 +9,7 @@
 #include "twinbench/parallel/stop_signals.hpp"
 #include "twinbench/runner/run_scenario.hpp"
 #include "twinbench/scenario/input_error.hpp"
+#include "twinbench/verdicts/criterion.hpp"
 
 namespace tb::app {
 
@@ -25,16 +26,30 @@ void stop_on_signals(const std::function<void()>& work) {
 
 bool stop_signal_received() { return parallel::stop_signal() != 0; }
 
+void add_tolerance_options(CLI::App* cmd, verdicts::Tolerance& tolerance) {
+  cmd->add_option("--tolerance-frames", tolerance.frames,
+                  "A cell regressed when it moved by more than this many frames (capped cells) "
+                  "or frame periods (uncapped) and by more than --tolerance-pct")
+      ->check(CLI::Range(0.0, 1e6))
+      ->capture_default_str();
+  cmd->add_option("--tolerance-pct", tolerance.percent, "... and by more than this % of the baseline")
+      ->check(CLI::Range(0.0, 1e6))
+      ->capture_default_str();
+}
+
 unsigned all_cores() { return std::max(1u, std::thread::hardware_concurrency()); }
 
 int main_with_args(const std::vector<std::string>& args) {
   CLI::App app{"twinbench: HTTP clients in a frame loop, over real sockets or a simulated link"};
   app.require_subcommand(1);
+  // What a bug report needs: this program's version and the simulator it links.
+  app.set_version_flag("--version", "twinbench " TWINBENCH_VERSION " (ns-3 " TWINBENCH_NS3_VERSION
+                                    ", " TWINBENCH_BUILD_TYPE ")");
   const std::vector<Command> commands = {
       add_run_command(app),       add_serve_command(app),    add_load_command(app),
       add_reproduce_command(app), add_validate_command(app), add_compare_command(app),
       add_calibrate_command(app), add_sweep_command(app),    add_merge_command(app),
-      add_shell_command(app)};
+      add_shell_command(app),     add_diff_command(app)};
   std::vector<std::string> reversed(args.rbegin(), args.rend() - 1);
   try {
     app.parse(reversed);

@@ -9,6 +9,10 @@ namespace CLI {
 class App;
 }
 
+namespace tb::verdicts {
+struct Tolerance;
+}
+
 namespace tb::app {
 
 // Exit codes: 0 success, 1 the run failed, 2 bad input (command line, a file, or something the
@@ -35,6 +39,10 @@ Command add_calibrate_command(CLI::App& app);
 Command add_sweep_command(CLI::App& app);
 Command add_merge_command(CLI::App& app);
 Command add_shell_command(CLI::App& app);
+Command add_diff_command(CLI::App& app);
+
+// --tolerance-frames and --tolerance-pct (run --baseline, diff): the criterion's two terms.
+void add_tolerance_options(CLI::App* cmd, verdicts::Tolerance& tolerance);
 
 // Runs a command's work with SIGINT and SIGTERM turned into a clean stop: the worker processes
 // killed and reaped, temporary files removed, nothing written, exit 128 + the signal

@@ -8,6 +8,7 @@
 
 #include "commands.hpp"
 #include "twinbench/studies/reproduce.hpp"
+#include "twinbench/verdicts/junit.hpp"
 
 namespace tb::app {
 
@@ -20,6 +21,7 @@ struct ReproduceArgs {
   unsigned jobs = all_cores();
   bool quiet = false;
   std::uint32_t runs = 0;  // measured rounds per cell; 0: the published protocol's
+  std::string junit;       // a JUnit XML report of the cells, if set
 };
 
 void reproduce_command(const ReproduceArgs& a, bool published) {
@@ -33,6 +35,7 @@ void reproduce_command(const ReproduceArgs& a, bool published) {
       measured, profile, studies::CompareOptions{a.jobs, !a.quiet, a.runs, std::nullopt});
   if (!published) comparison.reference = "measured";
   studies::write_comparison(comparison, a.out, title);
+  if (!a.junit.empty()) verdicts::write_junit(a.junit, {studies::comparison_junit(comparison, title)});
   std::cout << studies::comparison_markdown(comparison, title);
   if (!a.quiet) std::cerr << "wrote " << a.out << "/reproduction.{csv,md,png,svg}\n";
 }
@@ -43,6 +46,7 @@ void add_common_options(CLI::App* cmd, ReproduceArgs& a) {
   cmd->add_option("--out", a.out, "Output directory")->capture_default_str();
   cmd->add_option("--jobs,-j", a.jobs, "Simulations run at once")->check(CLI::Range(1u, 256u));
   cmd->add_flag("--quiet,-q", a.quiet, "No progress on stderr");
+  cmd->add_option("--junit", a.junit, "Also write the cells' verdicts as JUnit XML to this file");
 }
 
 }  // namespace

@@ -22,6 +22,9 @@
 #include "twinbench/sim/sim_backend.hpp"
 #include "twinbench/studies/embedded.hpp"
 #include "twinbench/studies/reproduce.hpp"
+#include "twinbench/verdicts/expectations.hpp"
+#include "twinbench/verdicts/junit.hpp"
+#include "twinbench/verdicts/result_diff.hpp"
 
 namespace tb::app {
 
@@ -42,6 +45,9 @@ struct RunArgs {
   std::string pcap;        // sim, emulated: directory of packet captures
   bool whole_run = false;  // sim: no split into simulations per variant (docs/architecture.md)
   std::string tls_ca;      // PEM file of the roots to trust for an external --server
+  std::string baseline;    // results to diff against (a run's --out, or its results.json)
+  verdicts::Tolerance tolerance;
+  std::string junit;       // JUnit XML of the expectations and the baseline diff
 };
 
 // The scenario as the options make it, validated for the backend; bad input throws InputError.
@@ -137,11 +143,47 @@ twinbench::ResultSet run_live(const twinbench::Scenario& scenario, runner::RunOp
   return results;
 }
 
+// Writes the result files, checks the scenario's expectations and the --baseline, and says what
+// the exit status is: 1 when an expectation is breached or a cell regressed, else 0.
+int judge_run(const twinbench::ResultSet& results, const RunArgs& a, const std::string& out,
+              const std::optional<twinbench::ResultSet>& baseline) {
+  const auto checks = verdicts::check_expectations(results);
+  std::optional<verdicts::ResultDiff> diff;
+  if (baseline) diff = verdicts::diff_results(*baseline, results, a.tolerance);
+  std::string appendix = verdicts::expectations_markdown(checks);
+  if (diff)
+    appendix += (appendix.empty() ? "" : "\n") +
+                verdicts::diff_markdown(*diff, a.baseline, out, "## Against the baseline");
+  scenario::write_results(results, out, appendix);
+  std::vector<verdicts::JUnitSuite> suites;
+  if (!checks.empty()) suites.push_back(verdicts::expectations_junit(checks, results.scenario().name()));
+  if (diff) suites.push_back(verdicts::diff_junit(*diff, "baseline " + a.baseline));
+  if (!a.junit.empty()) verdicts::write_junit(a.junit, suites);
+  std::cout << scenario::results_markdown(results, appendix);
+  if (!a.quiet) std::cerr << "wrote " << out << "/results.{json,csv,md}\n";
+  for (const auto& c : checks)
+    if (!c.held())
+      std::cerr << fmt::format("expectation breached: expect[{}] {}: {} required, {}\n", c.index,
+                               c.cell(), c.requirement(), c.outcome());
+  if (!checks.empty()) std::cerr << verdicts::expectations_summary(checks) << "\n";
+  if (diff) {
+    for (const auto& c : diff->cells)
+      if (c.change == verdicts::Change::regressed || c.change == verdicts::Change::removed)
+        std::cerr << fmt::format("regressed against the baseline: {} {}: {}\n", c.scenario,
+                                 c.cell(), c.why());
+    std::cerr << "baseline " << a.baseline << ": " << diff->summary() << "\n";
+  }
+  return verdicts::breached(checks) > 0 || (diff && diff->regressed()) ? 1 : 0;
+}
+
 // Writes the result files and prints the report; a failed run has thrown before anything is
 // written.
-void run_command(const RunArgs& a) {
+void run_command(const RunArgs& a, int* exit_status) {
   const twinbench::Scenario scenario = load_run_scenario(a);
   const std::string out = a.out.empty() ? "out/" + scenario.name() + "-" + a.backend : a.out;
+  // Read before the run: a bad baseline is an input error, and --out may be the same directory.
+  std::optional<twinbench::ResultSet> baseline;
+  if (!a.baseline.empty()) baseline = verdicts::read_result_set(a.baseline);
   runner::RunOptions options;
   options.seed = a.seed;
   options.stop_requested = stop_signal_received;
@@ -156,12 +198,8 @@ void run_command(const RunArgs& a) {
       a.backend == "sim"        ? sim::run_simulated(scenario, options, a.jobs, a.pcap, a.whole_run)
       : a.backend == "emulated" ? run_on_emulated_path(scenario, options, a)
                                 : run_live(scenario, options, a);
-  scenario::write_results(results, out);
-  std::cout << scenario::results_markdown(results);
-  if (!a.quiet) std::cerr << "wrote " << out << "/results.{json,csv,md}\n";
-}
-
-}  // namespace
+  *exit_status = judge_run(results, a, out, baseline);
+}}  // namespace
 
 Command add_run_command(CLI::App& app) {
   auto a = std::make_shared<RunArgs>();
@@ -195,7 +233,14 @@ Command add_run_command(CLI::App& app) {
       "sim: simulate the interleaved run as one simulation per Session scope, not split into "
       "simulations per variant (slower; to check the split on a scenario)");
   cmd->add_option("--tls-ca", a->tls_ca, "PEM file of the roots to trust for an https --server");
-  return {cmd, [a] { stop_on_signals([&] { run_command(*a); }); }};
+  cmd->add_option("--baseline", a->baseline,
+                  "Results to diff against (a run's --out directory or its results.json): exit 1 "
+                  "when a cell regressed beyond the tolerance (docs/ci.md)");
+  add_tolerance_options(cmd, a->tolerance);
+  cmd->add_option("--junit", a->junit,
+                  "Also write the expectations' and the baseline's verdicts as JUnit XML");
+  auto status = std::make_shared<int>(0);
+  return {cmd, [a, status] { stop_on_signals([&] { run_command(*a, status.get()); }); }, status};
 }
 
 }  // namespace tb::app

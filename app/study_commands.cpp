@@ -34,6 +34,7 @@ Command add_compare_command(CLI::App& app) {
                   "recorded emulated runs instead of running the emulated path (no root needed)")
       ->check(CLI::ExistingDirectory);
   cmd->add_flag("--quiet,-q", a->quiet, "No progress on stderr");
+  cmd->add_option("--junit", a->junit, "Also write the cells' verdicts as JUnit XML to this file");
   return {cmd, [a] { stop_on_signals([&] { studies::twin_compare_command(*a); }); }};
 }
 

@@ -16,6 +16,7 @@ packages=(
   clang-14 libfuzzer-14-dev         # fuzz targets (the `fuzz` preset, scripts/fuzz.sh)
   godot3-server                     # the real engine as a reference client (scripts/godot-reference.sh)
   wrk                               # serve under load (scripts/server-load.sh, reliability.sh)
+  libxml2-utils                     # xmllint: the JUnit reports checked against their schema (tests)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -108,23 +108,6 @@ std::string enum_text(Enum value) {
   return known ? known->name() : std::to_string(static_cast<int>(value));
 }
 
-// Structurally valid UTF-8: each lead byte followed by its continuation bytes.
-bool is_utf8(std::string_view s) {
-  for (std::size_t i = 0; i < s.size();) {
-    const auto lead = static_cast<unsigned char>(s[i]);
-    const std::size_t length = lead < 0x80             ? 1
-                               : (lead & 0xe0) == 0xc0 ? 2
-                               : (lead & 0xf0) == 0xe0 ? 3
-                               : (lead & 0xf8) == 0xf0 ? 4
-                                                       : 0;
-    if (length == 0 || i + length > s.size()) return false;
-    for (std::size_t k = 1; k < length; ++k)
-      if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return false;
-    i += length;
-  }
-  return true;
-}
-
 // Every string field, at any depth, holds UTF-8 (proto3 requires it; the reports are JSON).
 void check_utf8(const Checker& check, const Node& node, const google::protobuf::Message& m) {
   const auto* reflection = m.GetReflection();
@@ -266,6 +249,48 @@ void check_rounds(const Checker& check, const Node& root, const Scenario& s) {
                 fmt::format("{} cells x ({} + {}) = {}", cells, s.runs(), s.warmups(), samples));
 }
 
+// Each expectation selects cells the scenario has and bounds them with finite numbers.
+void check_expectations(const Checker& check, const Node& root, const Scenario& s) {
+  const auto listed = [](const auto& values, auto value) {
+    return std::find(values.begin(), values.end(), value) != values.end();
+  };
+  for (int i = 0; i < s.expect_size(); ++i) {
+    const auto& e = s.expect(i);
+    const Node node = root.child("expect", i);
+    for (int j = 0; j < e.variants_size(); ++j)
+      check.require(std::any_of(s.variants().begin(), s.variants().end(),
+                                [&](const auto& v) { return v.name() == e.variants(j); }),
+                    node.field("variants", j), "the name of one of the scenario's variants",
+                    quoted(e.variants(j)));
+    for (int j = 0; j < e.frame_caps_size(); ++j)
+      check.require(listed(s.frame_caps(), e.frame_caps(j)), node.field("frame_caps", j),
+                    "one of the scenario's frame_caps", fmt::format("{}", e.frame_caps(j)));
+    for (int j = 0; j < e.body_bytes_size(); ++j)
+      check.require(listed(s.body_bytes(), e.body_bytes(j)), node.field("body_bytes", j),
+                    "one of the scenario's body_bytes", fmt::format("{}", e.body_bytes(j)));
+    check.require(twinbench::Expectation::Statistic_IsValid(e.statistic()),
+                  node.field("statistic"), "MEDIAN, QUANTILE or MAX", enum_text(e.statistic()));
+    if (e.statistic() == twinbench::Expectation::QUANTILE)
+      check.require(e.has_quantile() && e.quantile() >= 0 && e.quantile() <= 1,
+                    node.field("quantile"), "a quantile from 0 to 1 (with statistic QUANTILE)",
+                    e.has_quantile() ? fmt::format("{}", e.quantile()) : "none");
+    else
+      check.require(!e.has_quantile(), node.field("quantile"),
+                    "no quantile unless statistic is QUANTILE",
+                    fmt::format("quantile {} with statistic {}", e.quantile(),
+                                enum_text(e.statistic())));
+    check.require(e.has_max_ms() || e.has_max_frames(), node.field("max_ms"),
+                  "a bound: max_ms, max_frames or both", "none");
+    if (e.has_max_ms())
+      check.require(std::isfinite(e.max_ms()) && e.max_ms() >= 0, node.field("max_ms"),
+                    "a finite number of milliseconds >= 0", fmt::format("{}", e.max_ms()));
+    if (e.has_max_frames())
+      check.require(std::isfinite(e.max_frames()) && e.max_frames() >= 0,
+                    node.field("max_frames"), "a finite number of frames >= 0",
+                    fmt::format("{}", e.max_frames()));
+  }
+}
+
 // Checks a scenario whose defaults have been applied.
 void check(const Scenario& s, const std::string& origin, const TextFormat::ParseInfoTree* tree) {
   const Checker check(origin);
@@ -342,6 +367,7 @@ void check(const Scenario& s, const std::string& origin, const TextFormat::Parse
 
   if (s.has_network()) check_network(check, root.child("network"), s.network());
   if (s.has_tls()) check_tls(check, root.child("tls"), s);
+  check_expectations(check, root, s);
 }
 
 }  // namespace

@@ -30,17 +30,6 @@ std::size_t rank(const List& list, const T& value) {
                                   std::begin(list));
 }
 
-std::string fps_label(std::uint32_t fps) {
-  return fps == 0 ? "uncapped" : fmt::format("{} fps", fps);
-}
-
-// Sizes as the published tables write them: KB = 1024 bytes, MB = 1024 KB.
-std::string size_label(std::uint64_t bytes) {
-  if (bytes != 0 && bytes % (1u << 20) == 0) return fmt::format("{} MB", bytes >> 20);
-  if (bytes != 0 && bytes % 1024 == 0) return fmt::format("{} KB", bytes >> 10);
-  return fmt::format("{} B", bytes);
-}
-
 std::string number(double v) { return fmt::format("{:.1f}", v); }
 
 // The cells and table layout of one scenario's section of the Markdown report.
@@ -121,6 +110,20 @@ double median_ms(const Cell& c) { return summarize(c.elapsed_ms).median; }
 double median_frames(const Cell& c) { return summarize(c.frames).median; }
 
 }  // namespace
+
+std::string fps_label(std::uint32_t fps) {
+  return fps == 0 ? "uncapped" : fmt::format("{} fps", fps);
+}
+
+std::string size_label(std::uint64_t bytes) {
+  if (bytes != 0 && bytes % (1u << 20) == 0) return fmt::format("{} MB", bytes >> 20);
+  if (bytes != 0 && bytes % 1024 == 0) return fmt::format("{} KB", bytes >> 10);
+  return fmt::format("{} B", bytes);
+}
+
+std::string cell_label(const std::string& variant, std::uint32_t fps, std::uint64_t body_bytes) {
+  return fmt::format("{}, {}, {}", variant, fps_label(fps), size_label(body_bytes));
+}
 
 std::vector<Cell> collect_cells(const twinbench::ResultSet& results) {
   std::vector<Cell> cells;
@@ -214,7 +217,7 @@ std::string results_csv(const twinbench::ResultSet& results) {
   return out;
 }
 
-std::string results_markdown(const twinbench::ResultSet& results) {
+std::string results_markdown(const twinbench::ResultSet& results, std::string_view appendix) {
   const auto& sc = results.scenario();
   const auto& run = results.run();
   std::string out = fmt::format("# twinbench results: {}\n\n", md_cell(sc.name()));
@@ -270,6 +273,7 @@ std::string results_markdown(const twinbench::ResultSet& results) {
                              md_cell(c->variant), c->failures, md_cell(c->first_error));
     }
   }
+  if (!appendix.empty()) out += "\n" + std::string(appendix);
   return out;
 }
 
@@ -278,10 +282,11 @@ std::string cell_key(const std::string& scenario, std::uint32_t fps, std::uint64
   return fmt::format("{},{},{},{}", scenario, fps, body_bytes, variant);
 }
 
-void write_results(const twinbench::ResultSet& results, const fs::path& dir) {
+void write_results(const twinbench::ResultSet& results, const fs::path& dir,
+                   std::string_view markdown_appendix) {
   write_file_atomically(dir / "results.json", results_json(results));
   write_file_atomically(dir / "results.csv", results_csv(results));
-  write_file_atomically(dir / "results.md", results_markdown(results));
+  write_file_atomically(dir / "results.md", results_markdown(results, markdown_appendix));
 }
 
 }  // namespace tb::scenario

@@ -42,6 +42,28 @@ std::string lower(std::string_view text) {
   return out;
 }
 
+std::size_t utf8_sequence_length(std::string_view text, std::size_t i) {
+  const auto lead = static_cast<unsigned char>(text[i]);
+  const std::size_t length = lead < 0x80             ? 1
+                             : (lead & 0xe0) == 0xc0 ? 2
+                             : (lead & 0xf0) == 0xe0 ? 3
+                             : (lead & 0xf8) == 0xf0 ? 4
+                                                     : 0;
+  if (length == 0 || i + length > text.size()) return 0;
+  for (std::size_t k = 1; k < length; ++k)
+    if ((static_cast<unsigned char>(text[i + k]) & 0xc0) != 0x80) return 0;
+  return length;
+}
+
+bool is_utf8(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t length = utf8_sequence_length(text, i);
+    if (length == 0) return false;
+    i += length;
+  }
+  return true;
+}
+
 std::string printable(std::string_view text) {
   constexpr std::size_t kMaxShown = 80;
   std::string out;

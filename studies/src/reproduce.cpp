@@ -27,6 +27,7 @@
 #include "twinbench/scenario/load.hpp"
 #include "twinbench/scenario/report.hpp"
 #include "twinbench/scenario/text.hpp"
+#include "twinbench/verdicts/criterion.hpp"
 
 namespace tb::studies {
 
@@ -74,10 +75,12 @@ twinbench::Scenario load_profile(const std::string& name_or_path) {
   return scenario::parse_profile(*text, name_or_path);
 }
 
-bool CellComparison::within_one_frame() const { return std::abs(error_ms()) <= frame_ms + 1e-9; }
+bool CellComparison::within_one_frame() const {
+  return verdicts::within(error_ms(), measured.median_ms, frame_ms, {.frames = 1, .percent = 0});
+}
 
 bool CellComparison::within_goal() const {
-  return std::abs(error_ms()) <= std::max(frame_ms, 0.05 * measured.median_ms) + 1e-9;
+  return verdicts::within(error_ms(), measured.median_ms, frame_ms);
 }
 
 std::optional<bool> CellComparison::within_measured_iqr() const {
@@ -354,6 +357,24 @@ void write_comparison(const Comparison& c, const std::string& dir, const std::st
   scenario::write_file_atomically(std::filesystem::path(dir) / "reproduction.md",
                                   comparison_markdown(c, title));
   write_plot(c, dir, title);
+}
+
+verdicts::JUnitSuite comparison_junit(const Comparison& comparison, const std::string& suite_name) {
+  verdicts::JUnitSuite suite{suite_name, {}};
+  for (const CellComparison& c : comparison.cells) {
+    const auto& m = c.measured;
+    const std::string numbers = fmt::format(
+        "simulated median {:.1f} ms, {} {:.1f} ms: {:+.1f} ms ({:+.1f} %, {:+.2f} frames); allowed "
+        "max(1 frame, 5 %)",
+        c.simulated.median, comparison.reference, m.median_ms, c.error_ms(), c.error_pct(),
+        c.error_frames());
+    verdicts::JUnitCase t{"twinbench.validate." + m.scenario,
+                          scenario::cell_label(m.variant, m.fps, m.body_bytes),
+                          std::nullopt, numbers};
+    if (!c.within_goal()) t.failure = t.name + ": " + numbers;
+    suite.cases.push_back(std::move(t));
+  }
+  return suite;
 }
 
 }  // namespace tb::studies

@@ -22,13 +22,10 @@
 #include "twinbench/scenario/input_error.hpp"
 #include "twinbench/scenario/load.hpp"
 #include "twinbench/scenario/report.hpp"
+#include "twinbench/verdicts/criterion.hpp"
 
 namespace tb::studies {
 namespace {
-
-double frame_ms_of(const twinbench::Scenario& scenario, std::uint32_t fps) {
-  return fps > 0 ? 1000.0 / fps : scenario.frame_loop().frame_work_ms();
-}
 
 std::string ms(double v) { return fmt::format("{:.1f}", v); }
 
@@ -36,7 +33,7 @@ std::string ms(double v) { return fmt::format("{:.1f}", v); }
 
 bool TwinCell::within_time() const {
   if (!missing.empty()) return false;
-  return std::fabs(diff_ms()) <= std::max(frame_ms, 0.05 * emulated.median) + 1e-9;
+  return verdicts::within(diff_ms(), emulated.median, frame_ms);
 }
 
 std::optional<bool> TwinCell::within_frames() const {
@@ -94,7 +91,7 @@ std::vector<TwinCell> pair_cells(const std::string& point, const twinbench::Resu
     }
     c.simulated = scenario::summarize(s.elapsed_ms);
     c.emulated = scenario::summarize(e->second.elapsed_ms);
-    c.frame_ms = frame_ms_of(simulated.scenario(), s.fps);
+    c.frame_ms = verdicts::frame_ms(simulated.scenario(), s.fps);
     c.simulated_frames = scenario::summarize(s.frames).median;
     c.emulated_frames = scenario::summarize(e->second.frames).median;
     c.path_valid = emulated.run().emulated().valid();
@@ -375,6 +372,7 @@ void write_compare(const TwinCompareArgs& a, const CompareInput& in, const Compa
   scenario::write_file_atomically(out / "compare.csv", twin_csv(o.cells));
   scenario::write_file_atomically(out / "compare.md", md);
   write_twin_plot(o.cells, out, title);
+  if (!a.junit.empty()) verdicts::write_junit(a.junit, {twin_junit(o.cells, title)});
   std::cout << md;
   if (!a.quiet) std::cerr << "wrote " << out.string() << "/compare.{csv,md,png,svg}\n";
 }
@@ -392,6 +390,29 @@ void twin_compare_command(const TwinCompareArgs& a) {
     throw emulated::PathUnavailable(*missing);
   const std::filesystem::path out = a.out.empty() ? "out/" + in.base.name() + "-compare" : a.out;
   write_compare(a, in, run_both_twins(a, in, recorded, out), out);
+}
+
+verdicts::JUnitSuite twin_junit(const std::vector<TwinCell>& cells, const std::string& suite_name) {
+  verdicts::JUnitSuite suite{suite_name, {}};
+  for (const TwinCell& c : cells) {
+    const std::string where = c.point.empty() ? c.scenario : c.point;
+    const auto frames = c.within_frames();
+    const std::string numbers =
+        !c.missing.empty()
+            ? "no successful request in one twin: " + c.missing
+            : fmt::format(
+                  "simulated median {:.1f} ms, emulated {:.1f} ms: {:+.1f} ms ({:+.1f} %, {:+.2f} "
+                  "frames); allowed max(1 frame, 5 %){}",
+                  c.simulated.median, c.emulated.median, c.diff_ms(), c.diff_percent(),
+                  c.diff_frames(),
+                  !frames ? "" : *frames ? "; frame counts within one" : "; frame counts apart");
+    verdicts::JUnitCase t{"twinbench.compare." + where,
+                          scenario::cell_label(c.variant, c.fps, c.body_bytes),
+                          std::nullopt, numbers};
+    if (!c.within_time()) t.failure = t.name + ": " + numbers;
+    suite.cases.push_back(std::move(t));
+  }
+  return suite;
 }
 
 }  // namespace tb::studies

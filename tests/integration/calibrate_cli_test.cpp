@@ -12,6 +12,8 @@
 #include "twinbench/studies/reproduce.hpp"
 #include "commands.hpp"
 #include "run_cli.hpp"
+#include "support/junit_schema.hpp"
+#include "twinbench/scenario/text.hpp"
 
 namespace tb {
 namespace {
@@ -146,9 +148,18 @@ TEST_F(CalibrateCli, ValidateWithFewerRoundsSaysSoAndPlotsPathsWithQuotes) {
   const auto out_dir = dir_ / "o'ut";
   std::string out, err;
   ASSERT_EQ(
-      run({"validate", file.string(), "--runs", "2", "--out", out_dir.string(), "-q"}, &out, &err),
+      run({"validate", file.string(), "--runs", "2", "--out", out_dir.string(), "-q", "--junit",
+           (dir_ / "v.xml").string()},
+          &out, &err),
       0)
       << err;
+  // One case, failed exactly when the report says the cell is outside.
+  EXPECT_EQ(tb::testing::junit_schema_errors(dir_ / "v.xml"), "");
+  const bool outside = out.find(", 0 within max(1 frame, 5 %)") != std::string::npos;
+  EXPECT_NE(scenario::read_file(dir_ / "v.xml").value_or("").find(
+                fmt::format("tests=\"1\" failures=\"{}\"", outside ? 1 : 0)),
+            std::string::npos)
+      << out;
   EXPECT_NE(out.find("(2 measured rounds per cell, not the protocol's)"), std::string::npos) << out;
   EXPECT_EQ(err.find("gnuplot failed"), std::string::npos) << err;
   for (const char* name :

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "run_cli.hpp"
+#include "support/junit_schema.hpp"
 #include "twinbench/scenario/report.hpp"
 #include "twinbench/scenario/text.hpp"
 
@@ -69,7 +70,9 @@ class CompareEmulatedFrom : public ::testing::Test {
 TEST_F(CompareEmulatedFrom, TheSimulationAgainstItsOwnRecordingIsWithinEverywhere) {
   record({});
   std::string err;
-  ASSERT_EQ(compare(&err), 0) << err;
+  ASSERT_EQ(compare(&err, {"--junit", (dir_ / "compare.xml").string()}), 0) << err;
+  EXPECT_EQ(tb::testing::junit_schema_errors(dir_ / "compare.xml"), "");
+  EXPECT_NE(slurp(dir_ / "compare.xml").find("tests=\"4\" failures=\"0\""), std::string::npos);
   const std::string md = slurp(out_ / "compare.md");
   EXPECT_NE(md.find("**4 of 4 cells (100 %) within"), std::string::npos) << md;
   EXPECT_NE(md.find("--emulated-from"), std::string::npos) << md;

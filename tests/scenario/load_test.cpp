@@ -227,6 +227,44 @@ TEST(ParseScenario, PointsIntoListsAndMissingFields) {
       StartsWith("t.textproto:6: variants[1].name: expected a non-empty name matching [a-z0-9_]+"));
 }
 
+TEST(ParseScenario, ExpectationsSelectTheScenariosCellsAndBoundThem) {
+  const std::string head =
+      "name: 'x'\nvariants { name: 'a' client: C3HTTP }\nruns: 1\nbody_bytes: [0, 1024]\n"
+      "frame_caps: [0, 60]\n";
+  EXPECT_EQ(parse_error(head + "expect { variants: 'a' frame_caps: 60 body_bytes: 1024\n"
+                               " statistic: QUANTILE quantile: 0.95 max_ms: 100 max_frames: 6 }\n"
+                               "expect { statistic: MAX max_frames: 10 allow_failures: true }\n"),
+            "");
+  EXPECT_EQ(parse_error(head + "expect {\n variants: 'b' max_ms: 1 }\n"),
+            "t.textproto:7: expect[0].variants[0]: expected the name of one of the scenario's "
+            "variants, got \"b\"");
+  EXPECT_EQ(parse_error(head + "expect { max_ms: 1 }\nexpect {\n frame_caps: 30 max_ms: 1 }\n"),
+            "t.textproto:8: expect[1].frame_caps[0]: expected one of the scenario's frame_caps, "
+            "got 30");
+  EXPECT_EQ(parse_error(head + "expect { body_bytes: 2048 max_ms: 1 }\n"),
+            "t.textproto:6: expect[0].body_bytes[0]: expected one of the scenario's body_bytes, "
+            "got 2048");
+  EXPECT_EQ(parse_error(head + "expect {\n variants: 'a' }\n"),
+            "t.textproto:6: expect[0].max_ms: expected a bound: max_ms, max_frames or both, got "
+            "none");
+  EXPECT_EQ(parse_error(head + "expect { statistic: QUANTILE max_ms: 1 }\n"),
+            "t.textproto:6: expect[0].quantile: expected a quantile from 0 to 1 (with statistic "
+            "QUANTILE), got none");
+  EXPECT_EQ(parse_error(head + "expect { statistic: QUANTILE quantile: 1.5 max_ms: 1 }\n"),
+            "t.textproto:6: expect[0].quantile: expected a quantile from 0 to 1 (with statistic "
+            "QUANTILE), got 1.5");
+  EXPECT_EQ(parse_error(head + "expect { quantile: 0.5 max_ms: 1 }\n"),
+            "t.textproto:6: expect[0].quantile: expected no quantile unless statistic is QUANTILE, "
+            "got quantile 0.5 with statistic MEDIAN");
+  EXPECT_EQ(parse_error(head + "expect {\n max_frames: -2 }\n"),
+            "t.textproto:7: expect[0].max_frames: expected a finite number of frames >= 0, got -2");
+  EXPECT_EQ(parse_error(head + "expect { max_ms: inf }\n"),
+            "t.textproto:6: expect[0].max_ms: expected a finite number of milliseconds >= 0, got "
+            "inf");
+  EXPECT_THAT(parse_error(head + "expect { statistic: MEAN max_ms: 1 }\n"),
+              StartsWith("t.textproto:6:"));  // the parser's: no such statistic
+}
+
 TEST(ValidateScenario, CodeBuiltScenario) {
   twinbench::Scenario s;
   s.set_name("code_built");

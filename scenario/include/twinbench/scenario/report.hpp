@@ -49,9 +49,18 @@ twinbench::ResultSet read_results_json(const std::filesystem::path& file);
 // Header: scenario,fps,body_bytes,variant,median_ms,min_ms,q1_ms,q3_ms,max_ms,runs. Cells without
 // a successful sample have empty ms fields and runs 0.
 std::string results_csv(const twinbench::ResultSet& results);
-std::string results_markdown(const twinbench::ResultSet& results);
+// `appendix`: Markdown after the tables (the expectations' verdicts of `twinbench run`).
+std::string results_markdown(const twinbench::ResultSet& results, std::string_view appendix = {});
 
 // dir/results.json, dir/results.csv and dir/results.md, each written atomically.
-void write_results(const twinbench::ResultSet& results, const std::filesystem::path& dir);
+void write_results(const twinbench::ResultSet& results, const std::filesystem::path& dir,
+                   std::string_view markdown_appendix = {});
+
+// Labels as the published tables write them: "uncapped" or "60 fps"; "512 B", "64 KB", "8 MB"
+// (KB = 1024 bytes, MB = 1024 KB).
+std::string fps_label(std::uint32_t fps);
+std::string size_label(std::uint64_t bytes);
+// A cell in verdicts and messages: "nat_coop, 60 fps, 1 MB".
+std::string cell_label(const std::string& variant, std::uint32_t fps, std::uint64_t body_bytes);
 
 }  // namespace tb::scenario

@@ -20,6 +20,12 @@ std::string lower(std::string_view text);
 // (a binary file's first line, or invalid UTF-8, must not garble the terminal).
 std::string printable(std::string_view text);
 
+// The length of the structurally valid UTF-8 sequence starting at text[i] (1 to 4), or 0 when
+// the bytes there are not one (a stray continuation byte, a truncated sequence).
+std::size_t utf8_sequence_length(std::string_view text, std::size_t i);
+// Every byte belongs to a valid UTF-8 sequence.
+bool is_utf8(std::string_view text);
+
 // Inputs larger than this are refused: they are no scenario, profile or CSV (/dev/zero, a disk
 // image), and reading them whole would exhaust memory.
 constexpr std::uintmax_t kMaxInputBytes = 256u << 20;

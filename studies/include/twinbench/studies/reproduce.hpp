@@ -10,6 +10,7 @@
 #include "twinbench/scenario/measured_csv.hpp"
 #include "twinbench/scenario/profile.hpp"
 #include "twinbench/scenario/stats.hpp"
+#include "twinbench/verdicts/junit.hpp"
 
 namespace tb::studies {
 
@@ -77,5 +78,8 @@ void write_comparison(const Comparison& c, const std::string& dir, const std::st
 
 // The published run: its medians and five-number summaries, built in.
 std::vector<MeasuredCell> published_cells();
+
+// One JUnit test case per cell, failed when it is outside max(1 frame, 5 %) of the measured median.
+verdicts::JUnitSuite comparison_junit(const Comparison& comparison, const std::string& suite_name);
 
 }  // namespace tb::studies

@@ -11,6 +11,7 @@
 
 #include "results.pb.h"
 #include "twinbench/scenario/stats.hpp"
+#include "twinbench/verdicts/junit.hpp"
 
 namespace tb::studies {
 
@@ -62,6 +63,10 @@ std::string twin_csv(const std::vector<TwinCell>& cells);
 std::string twin_markdown(const std::vector<TwinCell>& cells, const std::string& title,
                           const std::vector<std::string>& notes);
 
+// One JUnit test case per cell, failed when it is outside max(1 frame, 5 %) in time (the numbers
+// and the frame-count verdict in the message).
+verdicts::JUnitSuite twin_junit(const std::vector<TwinCell>& cells, const std::string& suite_name);
+
 struct TwinCompareArgs {
   std::string scenario;
   std::vector<std::string> axes;
@@ -73,6 +78,7 @@ struct TwinCompareArgs {
   // An earlier compare's --out: its emulated results (points/<point>/emulated/results.json) stand
   // in for running the emulated path, so a model change is judged against the same kernel run.
   std::string emulated_from;
+  std::string junit;  // a JUnit XML report of the cells, if set
 };
 
 void twin_compare_command(const TwinCompareArgs& args);
