@@ -56,15 +56,15 @@ void raise_open_file_limit(std::size_t max_connections) {
 
 // Generated test certificates for the server; the root CA goes to --tls-ca-out or stdout.
 void add_test_certificates(ServeArgs& a) {
-  server::CertProfile profile;
-  for (auto k : {server::KeyType::kRsa2048, server::KeyType::kRsa4096, server::KeyType::kEd25519,
-                 server::KeyType::kEcdsaP256})
-    if (a.key_type == server::to_string(k)) profile.key_type = k;
+  servercore::CertProfile profile;
+  for (auto k : {servercore::KeyType::kRsa2048, servercore::KeyType::kRsa4096,
+                 servercore::KeyType::kEd25519, servercore::KeyType::kEcdsaP256})
+    if (a.key_type == servercore::to_string(k)) profile.key_type = k;
   profile.intermediates = a.intermediates;
   profile.names = {a.server.bind_address, "localhost", "127.0.0.1"};
-  const auto credentials = server::make_credentials(profile);
-  a.server.tls = std::make_shared<const server::TlsServerContext>(
-      server::TlsServerConfig{credentials.chain_pem, credentials.key_pem});
+  const auto credentials = servercore::make_credentials(profile);
+  a.server.tls = std::make_shared<const servercore::TlsServerContext>(
+      servercore::TlsServerConfig{credentials.chain_pem, credentials.key_pem});
   if (a.ca_out.empty()) {
     std::cout << credentials.ca_pem << std::flush;
   } else {

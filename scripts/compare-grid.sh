@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates results/compare/: the model against real kernel TCP (`twinbench compare`,
-# docs/live-path.md) over the grid of scenarios/compare/kernel_grid.textproto:
+# docs/emulated-path.md) over the grid of scenarios/compare/kernel_grid.textproto:
 # RTT 10/40/100 ms x downlink 20/100 Mbit/s x server CUBIC/BBR (x ping, 20 KiB, 400 KiB, 1 MiB,
 # 8 MiB x 60 fps and uncapped x the six published variants).
 #

@@ -107,8 +107,8 @@ void record_path(const twinbench::Scenario& scenario, const emulated::PathConfig
   // Both the link and the hosts must keep the timing the model assumes: packets leave when due,
   // and the client's threads wake when they asked to (run.host_timing). A quiet 2-core VM's
   // client threads wake 0.12-0.18 ms late at p99 (the 12 points of results/compare), a busy
-  // one's several ms (3-9 with two busy loops beside it; docs/live-path.md), so the wake-ups' limit
-  // is at least kQuietWakeupUs: 2 % of a 120 fps frame alone would fail a quiet machine.
+  // one's several ms (3-9 with two busy loops beside it; docs/emulated-path.md), so the wake-ups'
+  // limit is at least kQuietWakeupUs: 2 % of a 120 fps frame alone would fail a quiet machine.
   constexpr double kQuietWakeupUs = 500;
   const double wakeup_limit = limit > 0 ? std::max(limit, kQuietWakeupUs) : 0;
   info.set_wakeup_limit_us(wakeup_limit);

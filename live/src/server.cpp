@@ -113,7 +113,7 @@ class LiveServer::Impl::Session : public std::enable_shared_from_this<Session> {
   Session(Impl& server, tcp::socket socket)
       : server_(server),
         socket_(std::move(socket)),
-        connection_(tb::server::make_connection(server.options.config, server.options.tls)),
+        connection_(tb::servercore::make_connection(server.options.config, server.options.tls)),
         linger_timer_(socket_.get_executor()),
         idle_timer_(socket_.get_executor()),
         head_timer_(socket_.get_executor()) {
@@ -272,7 +272,7 @@ class LiveServer::Impl::Session : public std::enable_shared_from_this<Session> {
 
   Impl& server_;
   tcp::socket socket_;
-  std::unique_ptr<tb::server::Connection> connection_;
+  std::unique_ptr<tb::servercore::Connection> connection_;
   std::uint64_t counted_ = 0;  // responses already added to the server's stats
   asio::steady_timer linger_timer_;
   asio::steady_timer idle_timer_;

@@ -61,6 +61,39 @@ bool fast_paths_wanted() {
 
 std::atomic<bool> fast_paths_on{fast_paths_wanted()};
 
+// The groups' names in TWINBENCH_NS3_FAST_PATHS_OFF, in Ns3FastPath order.
+constexpr const char* kPathKeys[] = {"scoreboard",   "create-option",   "construct-self",
+                                     "rng-stream",   "mac48-broadcast", "checksum-enabled",
+                                     "bytes-tx-time"};
+
+// TWINBENCH_NS3_FAST_PATHS_OFF=GROUP,...: those groups run ns-3's own functions, the others stay
+// on (scripts/fast-path-gains.sh measures each group's gain that way).
+std::array<bool, std::size(kPathKeys)> groups_wanted_off() {
+  std::array<bool, std::size(kPathKeys)> off{};
+  const char* value = std::getenv("TWINBENCH_NS3_FAST_PATHS_OFF");
+  if (value == nullptr) return off;
+  std::string list = value;
+  for (std::size_t start = 0; start <= list.size();) {
+    const std::size_t end = std::min(list.find(',', start), list.size());
+    const std::string key = list.substr(start, end - start);
+    const auto* found = std::find_if(std::begin(kPathKeys), std::end(kPathKeys),
+                                     [&](const char* k) { return key == k; });
+    if (found == std::end(kPathKeys)) {
+      std::string known;
+      for (const char* k : kPathKeys) known += std::string(known.empty() ? "" : ", ") + k;
+      std::fprintf(
+          stderr, "twinbench: TWINBENCH_NS3_FAST_PATHS_OFF: expected groups among %s, got \"%s\"\n",
+          known.c_str(), key.c_str());
+      std::exit(2);
+    }
+    off[static_cast<std::size_t>(found - std::begin(kPathKeys))] = true;
+    start = end + 1;
+  }
+  return off;
+}
+
+const std::array<bool, std::size(kPathKeys)> groups_off = groups_wanted_off();
+
 // Each stand-in and the ns-3 library whose own code calls it (in ns-3.37's sources), through its
 // PLT. A library linked with -Bsymbolic, or built with LTO or -fno-semantic-interposition, binds
 // such calls directly: it then has no dynamic relocation for the symbol, and the stand-in would
@@ -194,7 +227,8 @@ std::vector<std::string> ns3_fast_paths_unreached() {
 void set_ns3_fast_paths(bool on) { fast_paths_on.store(on, std::memory_order_relaxed); }
 bool ns3_fast_paths_on() { return fast_paths_on.load(std::memory_order_relaxed); }
 bool ns3_fast_path_on(Ns3FastPath path) {
-  return ns3_fast_paths_on() && reached()[static_cast<int>(path)];
+  const auto group = static_cast<std::size_t>(path);
+  return ns3_fast_paths_on() && !groups_off[group] && reached()[group];
 }
 
 NextSegFunction library_next_seg() { return resolved<NextSegFunction, kNextSegSymbol>(); }

@@ -5,10 +5,10 @@
 // NextSeg (RFC 6675 NextSeg) walks the whole sent list for a segment marked lost (rule 1) or a
 // rule-3 candidate before offering new data (rule 2), and the sender calls it once per segment
 // sent: a segment's cost grew with the flight, so a 32 MiB transfer cost far more than 4x an 8 MiB
-// one and NextSeg was the largest single cost of a file download reproduction (docs/tcp-model.md,
-// "Simulation cost"). When no byte is marked lost (TcpTxBuffer keeps m_lostOut with every mark)
-// and rule 3 is off (it is asked for in SACK recovery only), rules 1 and 3 cannot return anything
-// and the walk is skipped; otherwise ns-3's own function runs.
+// one and NextSeg was the largest single cost of a file download reproduction
+// (docs/simulation-cost.md). When no byte is marked lost (TcpTxBuffer keeps m_lostOut with every
+// mark) and rule 3 is off (it is asked for in SACK recovery only), rules 1 and 3 cannot return
+// anything and the walk is skipped; otherwise ns-3's own function runs.
 //
 // Update: for each SACK block, ns-3 walks from the head of the sent list to the block, so in loss
 // recovery every ACK cost as much as the flight. The blocks a receiver reports lie mostly near the

@@ -8,16 +8,16 @@ bool uses_tls(const twinbench::Scenario& s) {
   return s.has_tls() || s.target().base_url().starts_with("https://");
 }
 
-server::KeyType key_type(twinbench::KeyType k) {
+servercore::KeyType key_type(twinbench::KeyType k) {
   switch (k) {
     case twinbench::RSA_4096:
-      return server::KeyType::kRsa4096;
+      return servercore::KeyType::kRsa4096;
     case twinbench::ED25519:
-      return server::KeyType::kEd25519;
+      return servercore::KeyType::kEd25519;
     case twinbench::ECDSA_P256:
-      return server::KeyType::kEcdsaP256;
+      return servercore::KeyType::kEcdsaP256;
     default:
-      return server::KeyType::kRsa2048;
+      return servercore::KeyType::kRsa2048;
   }
 }
 
@@ -46,10 +46,10 @@ TlsClientConfig client_tls_config(const twinbench::Scenario& scenario, std::stri
   return config;
 }
 
-server::CertProfile cert_profile(const twinbench::Scenario& scenario,
-                                 std::vector<std::string> server_names) {
+servercore::CertProfile cert_profile(const twinbench::Scenario& scenario,
+                                     std::vector<std::string> server_names) {
   const twinbench::Tls t = with_defaults(scenario);
-  server::CertProfile profile;
+  servercore::CertProfile profile;
   profile.key_type = key_type(t.key_type());
   profile.intermediates = t.intermediates();
   profile.names = std::move(server_names);
@@ -59,13 +59,13 @@ server::CertProfile cert_profile(const twinbench::Scenario& scenario,
 TlsSetup make_tls_setup(const twinbench::Scenario& scenario, std::vector<std::string> server_names,
                         ServerTiming timing) {
   const twinbench::Tls t = with_defaults(scenario);
-  const server::Credentials credentials =
-      server::make_credentials(cert_profile(scenario, std::move(server_names)));
+  const servercore::Credentials credentials =
+      servercore::make_credentials(cert_profile(scenario, std::move(server_names)));
 
   const auto server_version = [](twinbench::TlsVersion v) {
-    return v == twinbench::TLS1_2 ? server::TlsVersion::k1_2 : server::TlsVersion::k1_3;
+    return v == twinbench::TLS1_2 ? servercore::TlsVersion::k1_2 : servercore::TlsVersion::k1_3;
   };
-  server::TlsServerConfig server_config;
+  servercore::TlsServerConfig server_config;
   server_config.chain_pem = credentials.chain_pem;
   server_config.key_pem = credentials.key_pem;
   server_config.min_version = server_version(t.min_version());
@@ -75,7 +75,7 @@ TlsSetup make_tls_setup(const twinbench::Scenario& scenario, std::vector<std::st
   server_config.rsa_blinding = timing == ServerTiming::kObservable;
 
   TlsSetup setup;
-  setup.server = std::make_shared<const server::TlsServerContext>(server_config);
+  setup.server = std::make_shared<const servercore::TlsServerContext>(server_config);
   setup.client = client_tls_config(scenario, credentials.ca_pem);
   setup.ca_pem = credentials.ca_pem;
   setup.handshake_cpu_ms = t.handshake_cpu_ms();

@@ -235,7 +235,7 @@ std::string results_markdown(const twinbench::ResultSet& results, std::string_vi
     const auto& t = run.host_timing();
     out += fmt::format(
         "Client wake-ups: {} timed sleeps ended late by p50 {:.0f} us, p99 {:.0f} us, max {:.0f} "
-        "us (the model assumes on time; docs/live-path.md).\n\n",
+        "us (the model assumes on time; docs/emulated-path.md).\n\n",
         t.wakeups(), t.p50_us(), t.p99_us(), t.max_us());
   }
   out += "Times are in milliseconds; medians of the measured runs (warmups not counted).\n";

@@ -9,7 +9,7 @@
 #include <mutex>
 #include <random>
 
-namespace tb::server {
+namespace tb::servercore {
 
 struct DeterministicRandom::State {
   std::mt19937_64 stream;
@@ -52,4 +52,4 @@ DeterministicRandom::~DeterministicRandom() {
   if (!g_current) RAND_set_rand_method(nullptr);  // back to the default DRBG
 }
 
-}  // namespace tb::server
+}  // namespace tb::servercore

@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-namespace tb::server {
+namespace tb::servercore {
 namespace {
 
 namespace http = boost::beast::http;
@@ -385,4 +385,4 @@ std::uint64_t ServerConnection::requests_served() const { return impl_->served; 
 bool ServerConnection::receiving_request_head() const { return impl_->receiving_head(); }
 void ServerConnection::on_head_timeout() { impl_->head_timed_out(); }
 
-}  // namespace tb::server
+}  // namespace tb::servercore

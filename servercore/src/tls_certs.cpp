@@ -12,7 +12,7 @@
 
 #include "twinbench/servercore/deterministic_random.hpp"
 
-namespace tb::server {
+namespace tb::servercore {
 namespace {
 
 template <class T, void (*Free)(T*)>
@@ -183,4 +183,4 @@ Credentials make_credentials(const CertProfile& profile) {
   return it->second;
 }
 
-}  // namespace tb::server
+}  // namespace tb::servercore

@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-namespace tb::server {
+namespace tb::servercore {
 namespace {
 
 constexpr unsigned char kAlpnHttp11[] = {8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
@@ -273,4 +273,4 @@ std::unique_ptr<Connection> make_connection(const ServerConfig& config,
   return std::make_unique<ServerConnection>(config);
 }
 
-}  // namespace tb::server
+}  // namespace tb::servercore

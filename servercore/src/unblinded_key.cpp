@@ -11,7 +11,7 @@
 #include <openssl/evp.h>
 #include <openssl/rsa.h>
 
-namespace tb::server {
+namespace tb::servercore {
 namespace {
 
 // One per process: a copy of the default method makes the key "foreign" to the providers.
@@ -38,4 +38,4 @@ EVP_PKEY* unblinded_copy(EVP_PKEY* key) {
   return copy;
 }
 
-}  // namespace tb::server
+}  // namespace tb::servercore

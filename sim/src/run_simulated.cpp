@@ -351,7 +351,7 @@ class SimulationPool {
     // small simulation's time): made here, the children inherit them.
     for (const auto& simulation : simulations_)
       if (runner::uses_tls(simulation.scenario))
-        server::make_credentials(
+        servercore::make_credentials(
             runner::cert_profile(simulation.scenario, simulated_server_names(simulation.scenario)));
     namespace fs = std::filesystem;
     const fs::path dir =

@@ -94,7 +94,7 @@ std::string CountingSinks::check_and_remove(const std::string& name, std::uint64
 
 SimBackend::SimBackend(const twinbench::Scenario& scenario, std::uint64_t seed)
     : scope_(seed),
-      random_(runner::uses_tls(scenario) ? std::make_unique<server::DeterministicRandom>(seed)
+      random_(runner::uses_tls(scenario) ? std::make_unique<servercore::DeterministicRandom>(seed)
                                          : nullptr),
       tls_(simulated_tls(scenario)),
       tls_client_(tls_ ? std::optional(tls_->client) : std::nullopt),

@@ -166,10 +166,10 @@ void add_address(Ptr<ns3::Node> node, Ptr<ns3::NetDevice> device, const char* ad
 // `think` after its request; the first handshake flight waits `handshake_cpu`.
 class ServedConnection {
  public:
-  ServedConnection(Ptr<ns3::Socket> socket, const tb::server::ServerConfig& config,
+  ServedConnection(Ptr<ns3::Socket> socket, const tb::servercore::ServerConfig& config,
                    const SimTls& tls, ns3::Time think, std::uint64_t& requests_served)
       : socket_(std::move(socket)),
-        core_(tb::server::make_connection(config, tls.context)),
+        core_(tb::servercore::make_connection(config, tls.context)),
         think_(think),
         handshake_cpu_(from_ms(tls.handshake_cpu_ms)),
         requests_served_(requests_served) {
@@ -258,7 +258,7 @@ class ServedConnection {
   }
 
   Ptr<ns3::Socket> socket_;
-  std::unique_ptr<tb::server::Connection> core_;
+  std::unique_ptr<tb::servercore::Connection> core_;
   ns3::Time think_;
   ns3::Time handshake_cpu_;
   bool first_flight_ = true;
@@ -278,7 +278,7 @@ class ServedConnection {
 class BenchmarkServerApp : public ns3::Application {
  public:
   BenchmarkServerApp(const scenario::ResolvedTcp& tcp, std::uint32_t mtu,
-                     tb::server::ServerConfig config, SimTls tls, ns3::Time think)
+                     tb::servercore::ServerConfig config, SimTls tls, ns3::Time think)
       : tcp_(tcp), mtu_(mtu), config_(config), tls_(std::move(tls)), think_(think) {}
 
   std::uint64_t connections_accepted() const { return accepted_; }
@@ -314,7 +314,7 @@ class BenchmarkServerApp : public ns3::Application {
 
   scenario::ResolvedTcp tcp_;
   std::uint32_t mtu_;
-  tb::server::ServerConfig config_;
+  tb::servercore::ServerConfig config_;
   SimTls tls_;
   ns3::Time think_;
   Ptr<LinuxTcpSocket> listener_;
@@ -324,7 +324,7 @@ class BenchmarkServerApp : public ns3::Application {
 };
 
 SimNetwork::SimNetwork(const twinbench::Network& config, std::uint64_t seed,
-                       tb::server::ServerConfig server, SimTls tls)
+                       tb::servercore::ServerConfig server, SimTls tls)
     : link_(scenario::resolve(config.link())) {
   const scenario::ResolvedTcp client_tcp = scenario::resolve(config.client_tcp());
   const scenario::ResolvedTcp server_tcp = scenario::resolve(config.server_tcp());

@@ -133,9 +133,10 @@ std::string twin_markdown(const std::vector<TwinCell>& cells, const std::string&
       std::count_if(cells.begin(), cells.end(), [](const TwinCell& c) { return !c.path_valid; });
   std::string out = fmt::format("# {}\n\n", title);
   out += fmt::format("**{}**", count_within(cells).summary());
-  out += invalid ? fmt::format("; {} cells from runs whose path timing was invalid (marked).\n\n",
-                               invalid)
-                 : "; no run was marked invalid for its timing (docs/live-path.md, Validity).\n\n";
+  out +=
+      invalid
+          ? fmt::format("; {} cells from runs whose path timing was invalid (marked).\n\n", invalid)
+          : "; no run was marked invalid for its timing (docs/emulated-path.md, Validity).\n\n";
   out +=
       "Simulated (ns-3) and emulated (real kernel TCP) medians, q1..q3 in brackets, in ms; the "
       "difference is "

@@ -180,7 +180,7 @@ struct ServerOutcome {
 };
 
 ServerOutcome serve(const std::vector<std::string>& pieces) {
-  server::ServerConnection c;
+  servercore::ServerConnection c;
   std::string written;
   auto drain = [&] {
     for (auto w = c.next_write(); !w.empty(); w = c.next_write()) {

@@ -12,25 +12,26 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::shared_ptr<const server::TlsServerContext> server_context(const server::Credentials& c,
-                                                               TlsVersion max,
-                                                               bool resumption = true) {
-  server::TlsServerConfig config;
+std::shared_ptr<const servercore::TlsServerContext> server_context(const servercore::Credentials& c,
+                                                                   TlsVersion max,
+                                                                   bool resumption = true) {
+  servercore::TlsServerConfig config;
   config.chain_pem = c.chain_pem;
   config.key_pem = c.key_pem;
   config.max_version =
-      max == TlsVersion::k1_2 ? server::TlsVersion::k1_2 : server::TlsVersion::k1_3;
+      max == TlsVersion::k1_2 ? servercore::TlsVersion::k1_2 : servercore::TlsVersion::k1_3;
   config.resumption = resumption;
-  return std::make_shared<const server::TlsServerContext>(config);
+  return std::make_shared<const servercore::TlsServerContext>(config);
 }
 
-server::Credentials bench_credentials(std::string root = "twinbench test root CA",
-                                      std::vector<std::string> names = {"bench.test", "10.0.0.1"}) {
-  server::CertProfile profile;
-  profile.key_type = server::KeyType::kEd25519;
+servercore::Credentials bench_credentials(std::string root = "twinbench test root CA",
+                                          std::vector<std::string> names = {"bench.test",
+                                                                            "10.0.0.1"}) {
+  servercore::CertProfile profile;
+  profile.key_type = servercore::KeyType::kEd25519;
   profile.names = std::move(names);
   profile.root_name = std::move(root);
-  return server::make_credentials(profile);
+  return servercore::make_credentials(profile);
 }
 
 std::shared_ptr<TlsClientContext> client_context(const std::string& ca, TlsVersion max,

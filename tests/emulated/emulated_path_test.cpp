@@ -176,7 +176,7 @@ TEST(EmulatedPath, ConnectTakesOneRoundTripOf40MsWithin1Percent) {
   std::sort(sorted.begin(), sorted.end());
   EXPECT_GT(sorted.front(), 0) << "a connect failed";
   // Typically within 0.4 ms (1 %); bounded at 2 % so that an occasional slow wake-up of a 2-core
-  // VM does not fail the suite (docs/live-path.md, "Accuracy").
+  // VM does not fail the suite (docs/emulated-path.md, "Accuracy").
   EXPECT_NEAR(sorted.front(), 40.0, 0.8) << "minimum";
   EXPECT_NEAR(sorted[sorted.size() / 2], 40.0, 1.5) << "median";
 }
@@ -218,7 +218,7 @@ std::pair<double, testing::RunTiming> after_idle_ms(bool slow_start_after_idle) 
     return std::vector<double>{t};
   });
   // The emulator's own report: packets at p99 within 2 % of the 40 ms round trip, as an emulated
-  // run's validity asks (docs/live-path.md, Validity).
+  // run's validity asks (docs/emulated-path.md, Validity).
   const testing::RunTiming timing{run.lateness.p99_us, run.lateness.max_us, 0.02 * 40'000,
                                   "packets", {}};
   return {run.values.empty() ? -1 : run.values[0], timing};

@@ -77,7 +77,7 @@ TEST(EmulatedRun, FrameGatingAt40MsGivesTheSimulatedFrameCounts) {
                     " cells equal");
     return out;
   };
-  // The run judges its own timing (docs/live-path.md): the emulator's packet lateness and the
+  // The run judges its own timing (docs/emulated-path.md): the emulator's packet lateness and the
   // client threads' wake-up lateness, each at p99 within 2 % of the RTT or a frame.
   std::string busy;
   const auto measured = testing::first_valid_attempt(

@@ -14,14 +14,13 @@
 #include <thread>
 
 #include "path_fixture.hpp"
+#include "support/child_process.hpp"
 #include "twinbench/scenario/text.hpp"
 
 namespace tb {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string slurp(const fs::path& p) { return scenario::read_file(p).value_or(""); }
 
 // Single-quoted for /bin/sh.
 std::string quoted(const std::string& s) {
@@ -55,8 +54,8 @@ class Shell : public ::testing::Test {
                                 " " + options + " -- sh -c " + quoted(script) + " > " +
                                 (dir_ / "out").string() + " 2> " + (dir_ / "err").string();
     const int status = std::system(command.c_str());
-    out_ = slurp(dir_ / "out");
-    err_ = slurp(dir_ / "err");
+    out_ = testing::file_text(dir_ / "out");
+    err_ = testing::file_text(dir_ / "err");
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }
 
@@ -85,7 +84,7 @@ TEST_F(Shell, ACommandBehindA40MsLinkSeesA40MsConnect) {
   EXPECT_EQ(url, "http://198.18.0.2:8927");
   EXPECT_NE(err_.find("twinbench shell: exit 0; link 40 ms RTT, 20/20 Mbit/s"), std::string::npos)
       << err_;
-  const std::string report = slurp(dir_ / "report.json");
+  const std::string report = testing::file_text(dir_ / "report.json");
   EXPECT_NE(report.find("\"lateness_p99_us\""), std::string::npos) << report;
   EXPECT_NE(report.find("\"valid\""), std::string::npos) << report;
   EXPECT_NE(report.find("congctl"), std::string::npos) << report;
@@ -165,7 +164,8 @@ TEST_F(Shell, AKilledShellLeavesNoProcessNamespaceOrInterfaceBehind) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     testing::descendants(pid, pids, namespaces);
     for (pid_t p : pids)
-      sleeping = sleeping || slurp("/proc/" + std::to_string(p) + "/comm") == "sleep\n";
+      sleeping =
+          sleeping || testing::file_text("/proc/" + std::to_string(p) + "/comm") == "sleep\n";
   }
   namespaces.erase(own_namespace);
   namespaces.erase("");

@@ -19,18 +19,18 @@ namespace {
 const std::string kSource = TWINBENCH_SOURCE_DIR;
 
 // Each stopped once its first samples are on the emulated path.
-const std::vector<test::StoppableCommand> kCases = {
+const std::vector<testing::StoppableCommand> kCases = {
     {"run_emulated",
      {"run", "--backend", "emulated", "--runs", "200", "--out", "{out}"},
      " samples, "},
     {"compare",
-     {"compare", kSource + "/scenarios/compare/bbr_fresh_40ms.textproto", "--runs", "20",
-      "--jobs", "2", "--out", "{out}"},
+     {"compare", kSource + "/scenarios/compare/bbr_fresh_40ms.textproto", "--runs", "20", "--jobs",
+      "2", "--out", "{out}"},
      "points on the emulated path"},
 };
 
 class EmulatedSignal
-    : public ::testing::TestWithParam<std::tuple<test::StoppableCommand, int, bool>> {
+    : public ::testing::TestWithParam<std::tuple<testing::StoppableCommand, int, bool>> {
  protected:
   // Orphaned sides would be re-parented to this process, where the test sees them.
   void SetUp() override { ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0); }
@@ -40,7 +40,7 @@ class EmulatedSignal
 TEST_P(EmulatedSignal, EndsTheSidesWritesNothingAndExits128PlusTheSignal) {
   TB_REQUIRE_EMULATED_PATH();
   const auto& [c, signal, whole_group] = GetParam();
-  test::expect_clean_stop(c, signal, whole_group);
+  testing::expect_clean_stop(c, signal, whole_group);
 }
 
 INSTANTIATE_TEST_SUITE_P(

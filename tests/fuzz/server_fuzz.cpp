@@ -15,18 +15,18 @@
 
 namespace {
 
-using tb::server::Connection;
+using tb::servercore::Connection;
 
-std::shared_ptr<const tb::server::TlsServerContext> tls_context() {
+std::shared_ptr<const tb::servercore::TlsServerContext> tls_context() {
 #ifdef TWINBENCH_FUZZ_TLS
   static const auto context = [] {
-    tb::server::CertProfile profile;
-    profile.key_type = tb::server::KeyType::kEd25519;  // the cheapest handshakes
-    const auto credentials = tb::server::make_credentials(profile);
-    tb::server::TlsServerConfig config;
+    tb::servercore::CertProfile profile;
+    profile.key_type = tb::servercore::KeyType::kEd25519;  // the cheapest handshakes
+    const auto credentials = tb::servercore::make_credentials(profile);
+    tb::servercore::TlsServerConfig config;
     config.chain_pem = credentials.chain_pem;
     config.key_pem = credentials.key_pem;
-    return std::make_shared<const tb::server::TlsServerContext>(config);
+    return std::make_shared<const tb::servercore::TlsServerContext>(config);
   }();
   return context;
 #else
@@ -49,11 +49,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size == 0) return 0;
   const std::size_t slice = data[0] == 0 ? size : data[0];
   auto input = std::as_bytes(std::span(data + 1, size - 1));
-  tb::server::ServerConfig config;
+  tb::servercore::ServerConfig config;
   config.max_download_bytes = 1 << 20;  // larger downloads only cost time, not coverage
   config.max_echo_bytes = 1 << 16;
   config.max_header_bytes = 2048;  // smaller than the default so short inputs reach the limit
-  const auto connection = tb::server::make_connection(config, tls_context());
+  const auto connection = tb::servercore::make_connection(config, tls_context());
   while (!input.empty() && !connection->should_close()) {
     const auto piece = input.first(std::min(slice, input.size()));
     input = input.subspan(piece.size());

@@ -32,7 +32,7 @@ struct Layers {
 
 Layers layers_from_architecture_doc() {
   Layers layers;
-  std::istringstream doc(test::file_text(kSource / "docs/architecture.md"));
+  std::istringstream doc(testing::file_text(kSource / "docs/architecture.md"));
   const std::regex row(R"(^\| `([a-z0-9_]+)/` \([^)]*\) \|.*\| ([^|]*) \|$)");
   for (std::string line; std::getline(doc, line);) {
     std::smatch m;
@@ -53,7 +53,7 @@ std::vector<std::string> code_folders() {
   for (const auto& entry : fs::directory_iterator(kSource)) {
     const fs::path cmake = entry.path() / "CMakeLists.txt";
     if (entry.is_directory() && fs::exists(cmake) && entry.path().filename() != "tests" &&
-        test::file_text(cmake).find("add_library(tb_") != std::string::npos)
+        testing::file_text(cmake).find("add_library(tb_") != std::string::npos)
       folders.push_back(entry.path().filename().string());
   }
   std::sort(folders.begin(), folders.end());
@@ -74,7 +74,7 @@ std::map<std::string, std::set<std::string>> arrows(const std::vector<std::strin
   std::map<std::string, std::string> folder_of_target;
   const std::regex library(R"(add_library\((tb_[a-z0-9_]+))");
   for (const std::string& folder : folders) {
-    const std::string cmake = test::file_text(kSource / folder / "CMakeLists.txt");
+    const std::string cmake = testing::file_text(kSource / folder / "CMakeLists.txt");
     for (std::sregex_iterator it(cmake.begin(), cmake.end(), library), end; it != end; ++it)
       folder_of_target[(*it)[1]] = folder;
   }
@@ -83,11 +83,11 @@ std::map<std::string, std::set<std::string>> arrows(const std::vector<std::strin
   const std::regex link(R"(\btb_[a-z0-9_]+)");
   for (const std::string& folder : folders) {
     for (const fs::path& file : sources_of(folder)) {
-      const std::string text = test::file_text(file);
+      const std::string text = testing::file_text(file);
       for (std::sregex_iterator it(text.begin(), text.end(), include), end; it != end; ++it)
         if ((*it)[1] != folder) found[folder].insert((*it)[1]);
     }
-    const std::string cmake = test::file_text(kSource / folder / "CMakeLists.txt");
+    const std::string cmake = testing::file_text(kSource / folder / "CMakeLists.txt");
     const std::regex call(R"(target_link_libraries\(\s*\S+([^)]*)\))");  // past the target linked
     for (std::sregex_iterator c(cmake.begin(), cmake.end(), call), end; c != end; ++c) {
       const std::string links = (*c)[1];
@@ -142,7 +142,7 @@ TEST(House, EveryFolderSaysWhatItOwns) {
     const fs::path readme = kSource / folder / "README.md";
     EXPECT_TRUE(fs::exists(readme)) << folder << "/README.md is missing";
     if (fs::exists(readme)) {
-      EXPECT_GT(test::file_text(readme).size(), 200u) << readme;
+      EXPECT_GT(testing::file_text(readme).size(), 200u) << readme;
     }
   }
 }
@@ -152,7 +152,7 @@ TEST(House, NoFolderHoldsOverAFifthOfTheCode) {
   std::size_t total = 0;
   for (const std::string& folder : code_folders()) {
     for (const fs::path& file : sources_of(folder)) {
-      const std::string text = test::file_text(file);
+      const std::string text = testing::file_text(file);
       const auto n = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
       lines[folder] += n;
       total += n;

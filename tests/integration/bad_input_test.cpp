@@ -87,7 +87,7 @@ class BadInputTest : public ::testing::TestWithParam<BadInput> {};
 TEST_P(BadInputTest, ExitsTwoWithTheErrorAndWritesNothing) {
   const BadInput& c = GetParam();
   ASSERT_FALSE(c.expect.empty()) << c.path << ": no `# expect:` line";
-  const test::TempDir work("twinbench-bad-input");
+  const testing::TempDir work("twinbench-bad-input");
   const fs::path out = work.path() / "out", store = work.path() / "store",
                  tmp = work.path() / "tmp";
   fs::create_directories(tmp);
@@ -102,10 +102,10 @@ TEST_P(BadInputTest, ExitsTwoWithTheErrorAndWritesNothing) {
     w = replaced(w, "{store}", store.string());
     args.push_back(replaced(w, "{source}", TWINBENCH_SOURCE_DIR));
   }
-  const auto out_before = test::files_under(out), store_before = test::files_under(store);
+  const auto out_before = testing::files_under(out), store_before = testing::files_under(store);
 
-  test::ChildProcess twinbench(TWINBENCH_BINARY, args, work.path() / "logs",
-                               {"TMPDIR=" + tmp.string()});
+  testing::ChildProcess twinbench(TWINBENCH_BINARY, args, work.path() / "logs",
+                                  {"TMPDIR=" + tmp.string()});
   const auto status = twinbench.wait_for(120s);
   ASSERT_TRUE(status) << c.path << ": still running after 120 s";
   const std::string err = twinbench.stderr_text();
@@ -117,9 +117,10 @@ TEST_P(BadInputTest, ExitsTwoWithTheErrorAndWritesNothing) {
   EXPECT_NE(err.find(expected), std::string::npos)
       << c.path << ": stderr lacks `" << c.expect << "`:\n"
       << err;
-  EXPECT_EQ(test::files_under(out), out_before) << c.path << ": wrote into the output directory";
-  EXPECT_EQ(test::files_under(store), store_before) << c.path << ": wrote into the sweep store";
-  EXPECT_EQ(test::files_under(tmp), std::vector<std::string>{}) << c.path << ": left temporaries";
+  EXPECT_EQ(testing::files_under(out), out_before) << c.path << ": wrote into the output directory";
+  EXPECT_EQ(testing::files_under(store), store_before) << c.path << ": wrote into the sweep store";
+  EXPECT_EQ(testing::files_under(tmp), std::vector<std::string>{})
+      << c.path << ": left temporaries";
 }
 
 std::string case_name(const ::testing::TestParamInfo<BadInput>& info) {

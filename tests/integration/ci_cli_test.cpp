@@ -9,6 +9,7 @@
 #include <string>
 
 #include "run_cli.hpp"
+#include "support/child_process.hpp"
 #include "support/junit_schema.hpp"
 #include "twinbench/scenario/text.hpp"
 
@@ -17,8 +18,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using tb::testing::run_cli;
-
-std::string slurp(const fs::path& p) { return scenario::read_file(p).value_or(""); }
 
 // A 40 ms path; cooperative HTTPRequest (one 64 KiB chunk per frame) and C3Http (drains the
 // socket), a ping and 512 KiB at 60 fps.
@@ -61,11 +60,11 @@ TEST_F(CiCli, HeldExpectationsExitZeroAndSaySo) {
   ASSERT_EQ(run(file, "out", &err, {"--junit", (dir_ / "report.xml").string()}), 0) << err;
   EXPECT_NE(err.find("all 2 expectations held (6 checks over their cells)"), std::string::npos)
       << err;
-  const std::string md = slurp(dir_ / "out/results.md");
+  const std::string md = testing::file_text(dir_ / "out/results.md");
   EXPECT_NE(md.find("## Expectations"), std::string::npos) << md;
   EXPECT_EQ(md.find("breached"), std::string::npos) << md;
   EXPECT_EQ(tb::testing::junit_schema_errors(dir_ / "report.xml"), "");
-  const std::string xml = slurp(dir_ / "report.xml");
+  const std::string xml = testing::file_text(dir_ / "report.xml");
   EXPECT_NE(xml.find("tests=\"6\" failures=\"0\""), std::string::npos) << xml;
 }
 
@@ -81,10 +80,11 @@ TEST_F(CiCli, ABreachedExpectationExitsOneNamingTheCellAndStillWritesTheResults)
             std::string::npos)
       << err;
   EXPECT_NE(err.find("1 of 5 expectation checks breached (expect[0])"), std::string::npos) << err;
-  EXPECT_NE(slurp(dir_ / "out/results.md").find("**breached**"), std::string::npos);
+  EXPECT_NE(testing::file_text(dir_ / "out/results.md").find("**breached**"), std::string::npos);
   EXPECT_TRUE(fs::exists(dir_ / "out/results.json"));
   EXPECT_EQ(tb::testing::junit_schema_errors(dir_ / "report.xml"), "");
-  EXPECT_NE(slurp(dir_ / "report.xml").find("tests=\"5\" failures=\"1\""), std::string::npos);
+  EXPECT_NE(testing::file_text(dir_ / "report.xml").find("tests=\"5\" failures=\"1\""),
+            std::string::npos);
 }
 
 TEST_F(CiCli, BadExpectationsAreInputErrorsWithFileAndLine) {
@@ -114,7 +114,7 @@ TEST_F(CiCli, DiffIsEmptyAgainstItselfAndFailsOnExactlyTheCellsAChangeMoves) {
             0)
       << err;
   EXPECT_NE(err.find("no regression in 4 cells, 0 improved, 4 the same"), std::string::npos) << err;
-  EXPECT_EQ(slurp(dir_ / "self/diff.csv").find("regressed"), std::string::npos);
+  EXPECT_EQ(testing::file_text(dir_ / "self/diff.csv").find("regressed"), std::string::npos);
 
   ASSERT_EQ(run_cli({"diff", (dir_ / "base").string(), (dir_ / "changed").string(), "--junit",
                      (dir_ / "diff.xml").string()},
@@ -127,7 +127,8 @@ TEST_F(CiCli, DiffIsEmptyAgainstItselfAndFailsOnExactlyTheCellsAChangeMoves) {
             std::string::npos)
       << err;
   EXPECT_EQ(tb::testing::junit_schema_errors(dir_ / "diff.xml"), "");
-  EXPECT_NE(slurp(dir_ / "diff.xml").find("tests=\"4\" failures=\"1\""), std::string::npos);
+  EXPECT_NE(testing::file_text(dir_ / "diff.xml").find("tests=\"4\" failures=\"1\""),
+            std::string::npos);
   // The other way round the same cell improved: not a failure.
   EXPECT_EQ(run_cli({"diff", (dir_ / "changed").string(), (dir_ / "base").string()}, &err, &out),
             0)
@@ -149,7 +150,8 @@ TEST_F(CiCli, RunAgainstABaselineExitsOneOnARegression) {
   EXPECT_NE(err.find("regressed against the baseline: game nat_coop, 60 fps, 512 KB"),
             std::string::npos)
       << err;
-  EXPECT_NE(slurp(dir_ / "changed/results.md").find("## Against the baseline"), std::string::npos);
+  EXPECT_NE(testing::file_text(dir_ / "changed/results.md").find("## Against the baseline"),
+            std::string::npos);
   EXPECT_EQ(tb::testing::junit_schema_errors(dir_ / "r.xml"), "");
   // A wide enough tolerance lets the change through.
   EXPECT_EQ(run(changed, "tolerated", &err,

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "run_cli.hpp"
+#include "support/child_process.hpp"
 #include "support/junit_schema.hpp"
 #include "twinbench/scenario/report.hpp"
 #include "twinbench/scenario/text.hpp"
@@ -20,8 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using tb::testing::run_cli;
-
-std::string slurp(const fs::path& p) { return scenario::read_file(p).value_or(""); }
 
 class CompareEmulatedFrom : public ::testing::Test {
  protected:
@@ -72,12 +71,13 @@ TEST_F(CompareEmulatedFrom, TheSimulationAgainstItsOwnRecordingIsWithinEverywher
   std::string err;
   ASSERT_EQ(compare(&err, {"--junit", (dir_ / "compare.xml").string()}), 0) << err;
   EXPECT_EQ(tb::testing::junit_schema_errors(dir_ / "compare.xml"), "");
-  EXPECT_NE(slurp(dir_ / "compare.xml").find("tests=\"4\" failures=\"0\""), std::string::npos);
-  const std::string md = slurp(out_ / "compare.md");
+  EXPECT_NE(testing::file_text(dir_ / "compare.xml").find("tests=\"4\" failures=\"0\""),
+            std::string::npos);
+  const std::string md = testing::file_text(out_ / "compare.md");
   EXPECT_NE(md.find("**4 of 4 cells (100 %) within"), std::string::npos) << md;
   EXPECT_NE(md.find("--emulated-from"), std::string::npos) << md;
   // Every row's difference is zero: the same deterministic simulation on both sides.
-  std::istringstream csv(slurp(out_ / "compare.csv"));
+  std::istringstream csv(testing::file_text(out_ / "compare.csv"));
   std::string line;
   std::getline(csv, line);  // header
   int rows = 0;

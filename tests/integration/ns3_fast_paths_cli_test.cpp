@@ -31,35 +31,55 @@ void write_scenario(const fs::path& file, double loss) {
                       << loss << " } }\n";
 }
 
-// `twinbench run scenario` with TWINBENCH_NS3_FAST_PATHS=`fast_paths`; its results.md, .csv, .json.
-std::string run(const fs::path& work, const fs::path& scenario, const std::string& fast_paths,
+// `twinbench run scenario` with `env` (TWINBENCH_NS3_FAST_PATHS=...); its results.md, .csv, .json.
+std::string run(const fs::path& work, const fs::path& scenario, const std::string& env,
                 const std::string& name) {
   const fs::path out = work / name;
-  test::ChildProcess twinbench(
+  testing::ChildProcess twinbench(
       TWINBENCH_BINARY, {"run", scenario.string(), "--jobs", "2", "--quiet", "--out", out.string()},
-      work / (name + "-logs"), {"TWINBENCH_NS3_FAST_PATHS=" + fast_paths});
+      work / (name + "-logs"), {env});
   const auto status = twinbench.wait_for(300s);
   EXPECT_TRUE(status && WIFEXITED(*status) && WEXITSTATUS(*status) == 0)
       << twinbench.stderr_text();
-  return test::file_text(out / "results.md") + test::file_text(out / "results.csv") + test::file_text(out / "results.json");
+  return testing::file_text(out / "results.md") + testing::file_text(out / "results.csv") +
+         testing::file_text(out / "results.json");
 }
 
 TEST(Ns3FastPathsCli, ALossyRunGivesTheSameFilesWithThemOnAndOff) {
-  const test::TempDir work("twinbench-fast-paths");
+  const testing::TempDir work("twinbench-fast-paths");
   write_scenario(work.path() / "lossy.textproto", 0.01);
   write_scenario(work.path() / "clean.textproto", 0);
-  const std::string on = run(work.path(), work.path() / "lossy.textproto", "1", "on");
-  const std::string off = run(work.path(), work.path() / "lossy.textproto", "0", "off");
+  const fs::path lossy = work.path() / "lossy.textproto";
+  const std::string on = run(work.path(), lossy, "TWINBENCH_NS3_FAST_PATHS=1", "on");
+  const std::string off = run(work.path(), lossy, "TWINBENCH_NS3_FAST_PATHS=0", "off");
   ASSERT_FALSE(on.empty());
   EXPECT_TRUE(on == off) << "results differ with the fast paths on and off";
+  // The scoreboard's group alone off (as scripts/fast-path-gains.sh measures it), the others on.
+  EXPECT_TRUE(on == run(work.path(), lossy, "TWINBENCH_NS3_FAST_PATHS_OFF=scoreboard,rng-stream",
+                        "some-off"));
   // The loss took effect (else the recovery code would not have run).
-  EXPECT_NE(on, run(work.path(), work.path() / "clean.textproto", "1", "clean"));
+  EXPECT_NE(
+      on, run(work.path(), work.path() / "clean.textproto", "TWINBENCH_NS3_FAST_PATHS=1", "clean"));
+}
+
+TEST(Ns3FastPathsCli, AnUnknownGroupIsRefused) {
+  const testing::TempDir work("twinbench-fast-paths-group");
+  testing::ChildProcess twinbench(TWINBENCH_BINARY, {"run", "--runs", "1", "--quiet"},
+                                  work.path() / "logs",
+                                  {"TWINBENCH_NS3_FAST_PATHS_OFF=scoreboard,warp-drive"});
+  const auto status = twinbench.wait_for(60s);
+  ASSERT_TRUE(status);
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 2) << *status;
+  EXPECT_NE(twinbench.stderr_text().find("expected groups among scoreboard, create-option"),
+            std::string::npos)
+      << twinbench.stderr_text();
+  EXPECT_NE(twinbench.stderr_text().find("got \"warp-drive\""), std::string::npos);
 }
 
 TEST(Ns3FastPathsCli, AValueOtherThanZeroOrOneIsRefused) {
-  const test::TempDir work("twinbench-fast-paths-bad");
-  test::ChildProcess twinbench(TWINBENCH_BINARY, {"run", "--runs", "1", "--quiet"},
-                               work.path() / "logs", {"TWINBENCH_NS3_FAST_PATHS=off"});
+  const testing::TempDir work("twinbench-fast-paths-bad");
+  testing::ChildProcess twinbench(TWINBENCH_BINARY, {"run", "--runs", "1", "--quiet"},
+                                  work.path() / "logs", {"TWINBENCH_NS3_FAST_PATHS=off"});
   const auto status = twinbench.wait_for(60s);
   ASSERT_TRUE(status);
   EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 2) << *status;

@@ -30,7 +30,7 @@ using namespace std::chrono_literals;
 const std::string kSource = TWINBENCH_SOURCE_DIR;
 
 // Each command with what makes it run long enough to be stopped mid-run; {out} is the output.
-const std::vector<test::StoppableCommand> kCases = {
+const std::vector<testing::StoppableCommand> kCases = {
     {"run", {"run", "--runs", "200", "--jobs", "2", "--out", "{out}"}, ""},
     {"sweep",
      {"sweep", kSource + "/scenarios/sweeps/rtt_rate_fps.textproto", "--jobs", "2", "--out",
@@ -51,30 +51,31 @@ class Subreaper : public ::testing::Test {
   static void TearDownTestSuite() { ::prctl(PR_SET_CHILD_SUBREAPER, 0); }
 };
 
-class SignalTest : public Subreaper,
-                   public ::testing::WithParamInterface<std::tuple<test::StoppableCommand, int>> {};
+class SignalTest
+    : public Subreaper,
+      public ::testing::WithParamInterface<std::tuple<testing::StoppableCommand, int>> {};
 
 TEST_P(SignalTest, StopsTheWorkersLeavesNoPartialFileAndExits128PlusTheSignal) {
   const auto& [c, signal] = GetParam();
-  test::expect_clean_stop(c, signal, /*whole_group=*/false);
+  testing::expect_clean_stop(c, signal, /*whole_group=*/false);
 }
 
 TEST_F(Subreaper, CtrlCToTheProcessGroupStopsEveryCommandAsCleanly) {
-  for (const test::StoppableCommand& c : kCases) {
+  for (const testing::StoppableCommand& c : kCases) {
     SCOPED_TRACE(c.name);
-    test::expect_clean_stop(c, SIGINT, /*whole_group=*/true);
+    testing::expect_clean_stop(c, SIGINT, /*whole_group=*/true);
   }
 }
 
-std::string case_name(
-    const ::testing::TestParamInfo<std::tuple<test::StoppableCommand, int>>& info) {
+std::string command_and_signal(
+    const ::testing::TestParamInfo<std::tuple<testing::StoppableCommand, int>>& info) {
   return std::get<0>(info.param).name + "_SIG" + ::sigabbrev_np(std::get<1>(info.param));
 }
 
 INSTANTIATE_TEST_SUITE_P(Commands, SignalTest,
                          ::testing::Combine(::testing::ValuesIn(kCases),
                                             ::testing::Values(SIGINT, SIGTERM)),
-                         case_name);
+                         command_and_signal);
 
 // A TCP connection to 127.0.0.1:port, or -1 when nothing accepts one there.
 int connect_loopback(std::uint16_t port) {
@@ -98,11 +99,11 @@ class ServeSignal : public ::testing::TestWithParam<int> {};
 
 TEST_P(ServeSignal, ServeStopsWithEveryConnectionClosedAndExits128PlusTheSignal) {
   const int signal = GetParam();
-  const test::TempDir work("twinbench-serve-signal");
+  const testing::TempDir work("twinbench-serve-signal");
   const std::uint16_t port = static_cast<std::uint16_t>(20000 + ::getpid() % 20000);
-  test::ChildProcess serve(TWINBENCH_BINARY, {"serve", "--port", std::to_string(port)},
-                           work.path() / "logs");
-  ASSERT_TRUE(test::wait_until([&] { return listening(port); }, 30s)) << serve.stderr_text();
+  testing::ChildProcess serve(TWINBENCH_BINARY, {"serve", "--port", std::to_string(port)},
+                              work.path() / "logs");
+  ASSERT_TRUE(testing::wait_until([&] { return listening(port); }, 30s)) << serve.stderr_text();
   // A kept-alive client, open when the signal comes.
   const int client = connect_loopback(port);
   ASSERT_GE(client, 0);
@@ -128,7 +129,7 @@ INSTANTIATE_TEST_SUITE_P(Signals, ServeSignal, ::testing::Values(SIGINT, SIGTERM
 
 std::size_t finished_points(const fs::path& sweep) {
   std::size_t n = 0;
-  for (const std::string& file : test::files_under(sweep / "points"))
+  for (const std::string& file : testing::files_under(sweep / "points"))
     n += file.ends_with(".pb") && !file.starts_with('.') ? 1 : 0;
   return n;
 }
@@ -137,7 +138,7 @@ std::size_t finished_points(const fs::path& sweep) {
 // a re-run skips the points finished, removes what the killed workers were writing, and completes.
 TEST(SignalKill, ASweepKilledWithMinus9Resumes) {
   ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
-  const test::TempDir work("twinbench-kill9");
+  const testing::TempDir work("twinbench-kill9");
   const fs::path out = work.path() / "out";
   const std::vector<std::string> args = {
       "sweep",  kSource + "/scenarios/sweeps/rtt_rate_fps.textproto",
@@ -147,26 +148,26 @@ TEST(SignalKill, ASweepKilledWithMinus9Resumes) {
       "--jobs", "2",
       "--out",  out.string()};
   {
-    test::ChildProcess first(TWINBENCH_BINARY, args, work.path() / "first");
-    ASSERT_TRUE(test::wait_until([&] { return finished_points(out) >= 1; }, 120s))
+    testing::ChildProcess first(TWINBENCH_BINARY, args, work.path() / "first");
+    ASSERT_TRUE(testing::wait_until([&] { return finished_points(out) >= 1; }, 120s))
         << first.stderr_text();
     ASSERT_EQ(::kill(first.pid(), SIGKILL), 0);
     const auto status = first.wait_for(30s);
     ASSERT_TRUE(status && WIFSIGNALED(*status));
   }
   // The orphaned workers end at once (else they would finish their points, seconds later).
-  EXPECT_TRUE(test::wait_until(
+  EXPECT_TRUE(testing::wait_until(
       [] {
         while (::waitpid(-1, nullptr, WNOHANG) > 0) {
         }
-        return test::children_of(::getpid()).empty();
+        return testing::children_of(::getpid()).empty();
       },
       5s));
   ::prctl(PR_SET_CHILD_SUBREAPER, 0);
   const std::size_t finished = finished_points(out);
   ASSERT_LT(finished, 8u) << "the sweep was not killed mid-run";
 
-  test::ChildProcess second(TWINBENCH_BINARY, args, work.path() / "second");
+  testing::ChildProcess second(TWINBENCH_BINARY, args, work.path() / "second");
   const auto status = second.wait_for(300s);
   ASSERT_TRUE(status && WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << second.stderr_text();
   EXPECT_NE(second.stderr_text().find("ran " + std::to_string(8 - finished) + ", skipped " +
@@ -174,7 +175,7 @@ TEST(SignalKill, ASweepKilledWithMinus9Resumes) {
             std::string::npos)
       << second.stderr_text();
   EXPECT_EQ(finished_points(out), 8u);
-  for (const std::string& file : test::files_under(out / "points"))
+  for (const std::string& file : testing::files_under(out / "points"))
     EXPECT_FALSE(file.starts_with('.')) << file << ": a killed worker's temporary file remains";
   std::ifstream csv(out / "sweep.csv");
   std::size_t rows = 0;

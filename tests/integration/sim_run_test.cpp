@@ -58,7 +58,8 @@ class SimRun : public ::testing::Test {
     const int code = app::main_with_args(args);
     ::testing::internal::GetCapturedStdout();
     EXPECT_EQ(code, 0);
-    return {test::file_text(dir_ / name / "results.json"), test::file_text(dir_ / name / "results.csv")};
+    return {testing::file_text(dir_ / name / "results.json"),
+            testing::file_text(dir_ / name / "results.csv")};
   }
   fs::path dir_;
 };

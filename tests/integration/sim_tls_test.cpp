@@ -44,7 +44,7 @@ twinbench::Network path() {
 
 struct TlsCase {
   TlsVersion version = TlsVersion::k1_3;
-  server::KeyType key = server::KeyType::kRsa2048;
+  servercore::KeyType key = servercore::KeyType::kRsa2048;
   std::uint32_t intermediates = 0;
   bool resumption = false;
   double handshake_cpu_ms = 0;
@@ -57,19 +57,19 @@ struct Timing {
 
 // Two connections one after the other (the second may resume), each with one ping.
 std::vector<Timing> measure(const TlsCase& c) {
-  server::CertProfile profile;
+  servercore::CertProfile profile;
   profile.key_type = c.key;
   profile.intermediates = c.intermediates;
   profile.names = {sim::SimNetwork::kServerAddress};
-  const auto creds = server::make_credentials(profile);
+  const auto creds = servercore::make_credentials(profile);
 
   sim::SimulationScope scope(1);
-  const server::DeterministicRandom random(1);
+  const servercore::DeterministicRandom random(1);
   sim::NsScheduler scheduler;
   const auto v =
-      c.version == TlsVersion::k1_2 ? server::TlsVersion::k1_2 : server::TlsVersion::k1_3;
-  auto server_tls = std::make_shared<const server::TlsServerContext>(
-      server::TlsServerConfig{creds.chain_pem, creds.key_pem, v, v, c.resumption});
+      c.version == TlsVersion::k1_2 ? servercore::TlsVersion::k1_2 : servercore::TlsVersion::k1_3;
+  auto server_tls = std::make_shared<const servercore::TlsServerContext>(
+      servercore::TlsServerConfig{creds.chain_pem, creds.key_pem, v, v, c.resumption});
   sim::SimNetwork net(path(), 1, {}, sim::SimTls{server_tls, c.handshake_cpu_ms});
   auto client_tls = std::make_shared<TlsClientContext>(
       TlsClientConfig{creds.ca_pem, c.version, c.version, c.resumption});
@@ -146,8 +146,8 @@ TEST(SimTls, ResumptionSavesWhatItShould) {
 TEST(SimTls, ServerFlightLargerThanIw10CostsOneMoreRoundTrip) {
   // RSA-4096 certificates are ~1.4 kB each: with 10 intermediates the flight exceeds 10 x 1448
   // bytes.
-  const auto small = measure({.key = server::KeyType::kRsa4096, .intermediates = 1});
-  const auto large = measure({.key = server::KeyType::kRsa4096, .intermediates = 10});
+  const auto small = measure({.key = servercore::KeyType::kRsa4096, .intermediates = 1});
+  const auto large = measure({.key = servercore::KeyType::kRsa4096, .intermediates = 10});
   ASSERT_EQ(small.size(), 2u);
   ASSERT_EQ(large.size(), 2u);
   expect_rtts(small[0].connect_ms, 2, "flight within IW10");
@@ -157,7 +157,7 @@ TEST(SimTls, ServerFlightLargerThanIw10CostsOneMoreRoundTrip) {
 }
 
 TEST(SimTls, HandshakeCpuTimeDelaysTheServerFlight) {
-  const auto t = measure({.key = server::KeyType::kEd25519, .handshake_cpu_ms = 7});
+  const auto t = measure({.key = servercore::KeyType::kEd25519, .handshake_cpu_ms = 7});
   ASSERT_EQ(t.size(), 2u);
   EXPECT_GE(t[0].connect_ms, 2 * kRttMs + 7);
   EXPECT_LT(t[0].connect_ms, 2 * kRttMs + 7 + 3);
@@ -193,7 +193,8 @@ TEST(SimTls, SameSeedGivesByteIdenticalFiles) {
                                           "--out", (dir / name).string()});
     ::testing::internal::GetCapturedStdout();
     EXPECT_EQ(code, 0);
-    return test::file_text(dir / name / "results.json") + test::file_text(dir / name / "results.csv");
+    return testing::file_text(dir / name / "results.json") +
+           testing::file_text(dir / name / "results.csv");
   };
   const std::string first = run("a", "1");
   ASSERT_FALSE(first.empty());

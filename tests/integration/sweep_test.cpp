@@ -147,7 +147,8 @@ class Sweep : public ::testing::Test {
     return args;
   }
   std::pair<std::string, std::string> outputs(const std::string& out) {
-    return {test::file_text(dir_ / out / "sweep.csv"), test::file_text(dir_ / out / "sweep.jsonl")};
+    return {testing::file_text(dir_ / out / "sweep.csv"),
+            testing::file_text(dir_ / out / "sweep.jsonl")};
   }
   fs::path dir_;
 };

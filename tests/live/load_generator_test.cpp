@@ -204,8 +204,9 @@ TEST(LoadGenerator, StalledServerEndsTheRunWithoutResponses) {
 }
 
 // The real server under each io-model serves many pipelined clients, every echo correct.
-void expect_serves_concurrent_clients(unsigned threads, live::IoModel model,
-                                      std::shared_ptr<const server::TlsServerContext> tls = {}) {
+void expect_serves_concurrent_clients(
+    unsigned threads, live::IoModel model,
+    std::shared_ptr<const servercore::TlsServerContext> tls = {}) {
   live::ServerOptions so;
   so.threads = threads;
   so.io_model = model;
@@ -217,7 +218,7 @@ void expect_serves_concurrent_clients(unsigned threads, live::IoModel model,
   o.requests = std::make_shared<const std::vector<LoadRequest>>(std::vector<LoadRequest>{
       {format_load_request("POST", "/echo", "127.0.0.1", body), body, std::nullopt}});
   o.threads = 2;
-  if (tls) o.trusted_ca_pem = server::make_credentials({}).ca_pem;
+  if (tls) o.trusted_ca_pem = servercore::make_credentials({}).ca_pem;
   const auto m = live::run_load(o);
   EXPECT_EQ(m.error_count(), 0u) << live::to_string(model) << " x" << threads;
   EXPECT_GT(m.latencies_ms.size(), 100u);
@@ -236,11 +237,11 @@ TEST(LoadGenerator, ShardedIoModelServesConcurrentClients) {
 }
 
 TEST(LoadGenerator, ShardedIoModelOverTls) {
-  const auto credentials = server::make_credentials({});
+  const auto credentials = servercore::make_credentials({});
   expect_serves_concurrent_clients(
       2, live::IoModel::kSharded,
-      std::make_shared<const server::TlsServerContext>(
-          server::TlsServerConfig{credentials.chain_pem, credentials.key_pem}));
+      std::make_shared<const servercore::TlsServerContext>(
+          servercore::TlsServerConfig{credentials.chain_pem, credentials.key_pem}));
 }
 
 TEST(ServerProcess, StartsServeAndStopsItCleanly) {

@@ -211,13 +211,13 @@ TEST(FileSink, WritesAndTruncatesFilesInATempDir) {
     EXPECT_TRUE(sink->write(bytes_of("world")));
     EXPECT_TRUE(sink->finish());
     EXPECT_FALSE(sink->write(bytes_of("late")));  // closed
-    EXPECT_EQ(test::file_text(where / "body.bin"), "hello, world");
+    EXPECT_EQ(testing::file_text(where / "body.bin"), "hello, world");
 
     auto again = files.open("body.bin");  // truncates
     ASSERT_NE(again, nullptr);
     EXPECT_TRUE(again->write(bytes_of("x")));
     EXPECT_TRUE(again->finish());
-    EXPECT_EQ(test::file_text(where / "body.bin"), "x");
+    EXPECT_EQ(testing::file_text(where / "body.bin"), "x");
 
     EXPECT_EQ(files.open("missing-dir/body.bin"), nullptr);
   }

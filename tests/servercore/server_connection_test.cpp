@@ -17,8 +17,8 @@
 namespace {
 
 namespace http = boost::beast::http;
-using tb::server::ServerConfig;
-using tb::server::ServerConnection;
+using tb::servercore::ServerConfig;
+using tb::servercore::ServerConnection;
 using Response = http::response<http::string_body>;
 
 constexpr std::size_t kSlice = 64 * 1024;

@@ -12,7 +12,7 @@
 
 namespace {
 
-using namespace tb::server;
+using namespace tb::servercore;
 
 TlsServerConfig config_with(KeyType key_type) {
   CertProfile profile;

@@ -17,7 +17,7 @@
 #include "twinbench/servercore/tls_certs.hpp"
 #include "twinbench/servercore/tls_server.hpp"
 
-namespace tb::server {
+namespace tb::servercore {
 namespace {
 
 using Key = std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)>;
@@ -105,4 +105,4 @@ TEST(UnblindedKey, OnlyAServerContextWithBlindingOffUsesIt) {
 }
 
 }  // namespace
-}  // namespace tb::server
+}  // namespace tb::servercore

@@ -13,7 +13,7 @@
 #include <stdexcept>
 #include <thread>
 
-namespace tb::test {
+namespace tb::testing {
 
 namespace fs = std::filesystem;
 
@@ -148,4 +148,4 @@ TempDir::~TempDir() {
   fs::remove_all(path_, ignored);
 }
 
-}  // namespace tb::test
+}  // namespace tb::testing

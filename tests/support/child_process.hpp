@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace tb::test {
+namespace tb::testing {
 
 class ChildProcess {
  public:
@@ -58,4 +58,4 @@ class TempDir {
   std::filesystem::path path_;
 };
 
-}  // namespace tb::test
+}  // namespace tb::testing

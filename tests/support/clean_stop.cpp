@@ -9,7 +9,7 @@
 
 #include "support/child_process.hpp"
 
-namespace tb::test {
+namespace tb::testing {
 
 namespace {
 
@@ -64,4 +64,4 @@ void expect_clean_stop(const StoppableCommand& c, int signal, bool whole_group) 
     EXPECT_TRUE(c.name == "sweep" && kept_by_a_stopped_sweep(file)) << file << " was written";
 }
 
-}  // namespace tb::test
+}  // namespace tb::testing

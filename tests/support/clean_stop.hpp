@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace tb::test {
+namespace tb::testing {
 
 struct StoppableCommand {
   std::string name;               // run, sweep, ... (a sweep may keep its finished points)
@@ -23,4 +23,4 @@ inline void PrintTo(const StoppableCommand& c, std::ostream* os) { *os << c.name
 // child subreaper (prctl PR_SET_CHILD_SUBREAPER), so that it sees orphaned workers.
 void expect_clean_stop(const StoppableCommand& c, int signal, bool whole_group);
 
-}  // namespace tb::test
+}  // namespace tb::testing

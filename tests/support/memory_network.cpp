@@ -142,9 +142,9 @@ class MemoryTransport : public Transport {
 
 class ServerPeer : public Peer {
  public:
-  ServerPeer(std::shared_ptr<std::uint64_t> requests, server::ServerConfig config,
-             const std::shared_ptr<const server::TlsServerContext>& tls)
-      : requests_(std::move(requests)), core_(server::make_connection(config, tls)) {}
+  ServerPeer(std::shared_ptr<std::uint64_t> requests, servercore::ServerConfig config,
+             const std::shared_ptr<const servercore::TlsServerContext>& tls)
+      : requests_(std::move(requests)), core_(servercore::make_connection(config, tls)) {}
   void on_data(PeerSocket& socket, std::span<const std::byte> data) override {
     core_->on_receive(data);
     flush(socket);
@@ -165,7 +165,7 @@ class ServerPeer : public Peer {
     if (core_->should_close()) socket.close();
   }
   std::shared_ptr<std::uint64_t> requests_;
-  std::unique_ptr<server::Connection> core_;
+  std::unique_ptr<servercore::Connection> core_;
   std::uint64_t counted_ = 0;
 };
 
@@ -197,8 +197,8 @@ std::unique_ptr<Transport> MemoryNetwork::create() {
 }
 
 std::function<std::unique_ptr<Peer>()> server_peers(
-    std::shared_ptr<std::uint64_t> requests, server::ServerConfig config,
-    std::shared_ptr<const server::TlsServerContext> tls) {
+    std::shared_ptr<std::uint64_t> requests, servercore::ServerConfig config,
+    std::shared_ptr<const servercore::TlsServerContext> tls) {
   return [requests, config, tls] { return std::make_unique<ServerPeer>(requests, config, tls); };
 }
 

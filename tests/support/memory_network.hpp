@@ -59,8 +59,8 @@ class MemoryNetwork : public TransportFactory {
 // A peer running the real server core (over TLS with `tls`); counts requests across all its
 // connections.
 std::function<std::unique_ptr<Peer>()> server_peers(
-    std::shared_ptr<std::uint64_t> requests = nullptr, server::ServerConfig config = {},
-    std::shared_ptr<const server::TlsServerContext> tls = nullptr);
+    std::shared_ptr<std::uint64_t> requests = nullptr, servercore::ServerConfig config = {},
+    std::shared_ptr<const servercore::TlsServerContext> tls = nullptr);
 // A peer that answers the first bytes it receives with `reply`, then closes if `close_after`.
 std::function<std::unique_ptr<Peer>()> scripted_peers(std::string reply, bool close_after);
 

@@ -3,8 +3,8 @@
 // the model measure the machine as well as the code: on a machine busy with other work a sleeping
 // thread wakes milliseconds late, a frame starts late, and a frame count moves for reasons the
 // model does not claim to cover. Each attempt is judged by the run's own timing report (the
-// client's wake-ups, the link emulator's packet lateness; docs/live-path.md, Validity), never by
-// a probe of the test's own, which would compete with the run for the two cores and measure its
+// client's wake-ups, the link emulator's packet lateness; docs/emulated-path.md, Validity), never
+// by a probe of the test's own, which would compete with the run for the two cores and measure its
 // own load. A disturbed attempt is repeated; a test none of whose attempts was valid cannot
 // judge: under CI that is a failure printing what was measured (a regression must not turn into
 // a skip on a loaded CI machine), elsewhere a skip with the same text.
@@ -56,7 +56,7 @@ struct RunTiming {
 };
 
 // The client's own wake-ups in a live run: a quiet machine's floor, 3 % of a 60 fps frame and
-// 1.25 % of a 40 ms round trip (the emulated path's wakeup_limit_us floor, docs/live-path.md).
+// 1.25 % of a 40 ms round trip (the emulated path's wakeup_limit_us floor, docs/emulated-path.md).
 inline constexpr double kWakeupLimitUs = 500;
 
 // Attempts at a real-time comparison before it gives up on the machine: 3, or 6 under CI.

@@ -23,19 +23,19 @@ namespace {
 
 using namespace tb;
 
-const server::Credentials& credentials() {
-  static const server::Credentials c = [] {
-    server::CertProfile profile;
-    profile.key_type = server::KeyType::kRsa2048;  // the published setup's key
+const servercore::Credentials& credentials() {
+  static const servercore::Credentials c = [] {
+    servercore::CertProfile profile;
+    profile.key_type = servercore::KeyType::kRsa2048;  // the published setup's key
     profile.names = {"127.0.0.1"};
-    return server::make_credentials(profile);
+    return servercore::make_credentials(profile);
   }();
   return c;
 }
 
 // A simulated server's settings (no blinding: pooled).
-server::TlsServerConfig server_config() {
-  server::TlsServerConfig config;
+servercore::TlsServerConfig server_config() {
+  servercore::TlsServerConfig config;
   config.chain_pem = credentials().chain_pem;
   config.key_pem = credentials().key_pem;
   config.resumption = false;  // no tickets: they hold the wall-clock time of their session
@@ -52,10 +52,10 @@ TlsClientConfig client_config() {
 
 // Settings no context had before in this process (PEM texts with more trailing newlines each
 // time), so that the first contexts made from them are new whatever ran before in the process.
-std::pair<server::TlsServerConfig, TlsClientConfig> settings_never_used() {
+std::pair<servercore::TlsServerConfig, TlsClientConfig> settings_never_used() {
   static int calls = 0;
   const std::string newlines(static_cast<std::size_t>(++calls), '\n');
-  std::pair<server::TlsServerConfig, TlsClientConfig> s{server_config(), client_config()};
+  std::pair<servercore::TlsServerConfig, TlsClientConfig> s{server_config(), client_config()};
   s.first.chain_pem += newlines;
   s.second.trusted_ca_pem += newlines;
   return s;
@@ -73,18 +73,18 @@ struct Outcome {
 
 // A TLS 1.3 handshake between a client SSL of a TlsClientContext and a TlsServerConnection,
 // then a request, its response and a clean close, all under DeterministicRandom(seed).
-Outcome handshake(std::uint64_t seed, const server::TlsServerConfig& server_settings,
+Outcome handshake(std::uint64_t seed, const servercore::TlsServerConfig& server_settings,
                   const TlsClientConfig& client_settings) {
-  const server::DeterministicRandom random(seed);
+  const servercore::DeterministicRandom random(seed);
   Outcome o;
-  auto server_context = std::make_shared<const server::TlsServerContext>(server_settings);
+  auto server_context = std::make_shared<const servercore::TlsServerContext>(server_settings);
   auto client_context = std::make_shared<TlsClientContext>(client_settings);
   o.server_ctx = server_context->native();
   o.client_ctx = client_context->native();
   SSL_CTX_get_tlsext_ticket_keys(server_context->native(), o.server_ticket_keys.data(), 80);
   SSL_CTX_get_tlsext_ticket_keys(client_context->native(), o.client_ticket_keys.data(), 80);
   {
-    server::TlsServerConnection server(server_context);
+    servercore::TlsServerConnection server(server_context);
     tlsio::ByteQueue to_server, to_client;
     SSL* client = SSL_new(client_context->native());
     SSL_set_bio(client, tlsio::make_queue_bio(to_client), tlsio::make_queue_bio(to_server));
@@ -142,44 +142,44 @@ TEST(ContextReuse, AReusedContextGivesTheBytesANewOneGives) {
 }
 
 TEST(ContextReuse, OnlySettingsThatMatchShareAContextAndABlindedServerKeyNeverDoes) {
-  const server::TlsServerConfig settings = settings_never_used().first;
+  const servercore::TlsServerConfig settings = settings_never_used().first;
   const void* first = nullptr;
   {
-    const server::TlsServerContext a(settings);
+    const servercore::TlsServerContext a(settings);
     first = a.native();
     SSL_CTX_set_app_data(a.native(), &first);  // marks this context
   }
   {
-    server::TlsServerConfig other = settings;
+    servercore::TlsServerConfig other = settings;
     other.tickets = 3;  // other settings: not the marked context
-    const server::TlsServerContext b(other);
+    const servercore::TlsServerContext b(other);
     EXPECT_EQ(SSL_CTX_get_app_data(b.native()), nullptr);
   }
   {
-    server::TlsServerConfig blinded = settings;
+    servercore::TlsServerConfig blinded = settings;
     blinded.rsa_blinding = true;  // a live server's key: its contexts are never reused
-    const server::TlsServerContext c(blinded);
+    const servercore::TlsServerContext c(blinded);
     SSL_CTX_set_app_data(c.native(), &first);
   }
   {
-    server::TlsServerConfig blinded = settings;
+    servercore::TlsServerConfig blinded = settings;
     blinded.rsa_blinding = true;
-    const server::TlsServerContext d(blinded);
+    const servercore::TlsServerContext d(blinded);
     EXPECT_EQ(SSL_CTX_get_app_data(d.native()), nullptr);  // a new one, not c's
   }
-  const server::TlsServerContext e(settings);
+  const servercore::TlsServerContext e(settings);
   EXPECT_EQ(SSL_CTX_get_app_data(e.native()), &first);  // the marked one, given back
 }
 
 TEST(ContextReuse, AServersCachedSessionsAreGoneWhenItsContextIsTakenAgain) {
   // TLS 1.2 without tickets: the server keeps each session in its context's cache.
   auto [server, client] = settings_never_used();
-  server.max_version = server::TlsVersion::k1_2;
+  server.max_version = servercore::TlsVersion::k1_2;
   server.resumption = true;
   client.max_version = TlsVersion::k1_2;
   const Outcome first = handshake(9, server, client);
   EXPECT_EQ(first.server_sessions, 1);
-  const server::TlsServerContext again(server);
+  const servercore::TlsServerContext again(server);
   ASSERT_EQ(again.native(), first.server_ctx);
   EXPECT_EQ(SSL_CTX_sess_number(again.native()), 0);
 }

@@ -1,7 +1,7 @@
 #pragma once
 // The emulated path assembled: a server side and a client side, each a child in its own network
 // namespace with real kernel TCP set from the scenario, joined through their TUN devices by a
-// LinkEmulator with the scenario's link. docs/live-path.md describes it.
+// LinkEmulator with the scenario's link. docs/emulated-path.md describes it.
 #include <memory>
 #include <optional>
 #include <string>

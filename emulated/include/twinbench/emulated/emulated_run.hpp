@@ -48,7 +48,7 @@ void record_path(const twinbench::Scenario& scenario, const PathConfig& config,
                  const PathReport& report, twinbench::RunInfo& run);
 
 // The p99 packet lateness a run must keep to be valid: 2 % of the smaller of the round trip and
-// the shortest capped frame (docs/live-path.md, Validity).
+// the shortest capped frame (docs/emulated-path.md, Validity).
 double lateness_limit_us(const twinbench::Scenario& scenario, const scenario::ResolvedLink& link);
 
 }  // namespace tb::emulated

@@ -1,7 +1,8 @@
 #pragma once
-// The benchmark server on real sockets: an Asio acceptor in front of tb::server::ServerConnection,
-// one per accepted connection. It stands in for the benchmark's local Python server (HTTP/1.1
-// keep-alive, head in one write, body in 64 KiB writes, Nagle left on).
+// The benchmark server on real sockets: an Asio acceptor in front of
+// tb::servercore::ServerConnection, one per accepted connection. It stands in for the benchmark's
+// local Python server (HTTP/1.1 keep-alive, head in one write, body in 64 KiB writes, Nagle left
+// on).
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -40,8 +41,8 @@ struct ServerOptions {
   std::chrono::milliseconds head_timeout{20'000};
   // Connections beyond this many open ones are closed as they are accepted. 0: no cap.
   std::size_t max_connections = 4096;
-  tb::server::ServerConfig config;
-  std::shared_ptr<const tb::server::TlsServerContext> tls;  // set: HTTPS
+  tb::servercore::ServerConfig config;
+  std::shared_ptr<const tb::servercore::TlsServerContext> tls;  // set: HTTPS
 };
 
 struct ServerStats {

@@ -3,7 +3,7 @@
 // event and the worker threads' sleeps between iterations. The model assumes a thread wakes when
 // it asked to; on a machine busy with other work it wakes late, and a frame count moves for a
 // reason the model does not claim to cover. A run states this figure so that a comparison with
-// the simulation can tell a disturbed run from a model that is wrong (docs/live-path.md).
+// the simulation can tell a disturbed run from a model that is wrong (docs/emulated-path.md).
 #include <array>
 #include <atomic>
 #include <chrono>

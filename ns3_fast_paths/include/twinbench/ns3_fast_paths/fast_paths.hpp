@@ -131,7 +131,9 @@ std::vector<std::string> ns3_fast_paths_unreached();
 // dynamic relocation (PLT or GOT): the calls from inside it that an interposed definition reaches.
 std::set<std::string> ns3_relocated_symbols(const std::string& library);
 
-// On by default; TWINBENCH_NS3_FAST_PATHS=0 in the environment turns them off from the start.
+// On by default; TWINBENCH_NS3_FAST_PATHS=0 in the environment turns them off from the start, and
+// TWINBENCH_NS3_FAST_PATHS_OFF=GROUP,... some groups only (scoreboard, create-option,
+// construct-self, rng-stream, mac48-broadcast, checksum-enabled, bytes-tx-time).
 // Off, each stand-in calls ns-3's own function, so a program runs stock ns-3 code (with the same
 // results: tests/integration/ns3_fast_paths_cli_test.cpp); bench/sim_throughput measures ns-3's
 // own BulkSend that way. Not to be switched while simulating.

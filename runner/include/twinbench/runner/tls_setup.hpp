@@ -13,7 +13,7 @@
 namespace tb::runner {
 
 struct TlsSetup {
-  std::shared_ptr<const server::TlsServerContext> server;
+  std::shared_ptr<const servercore::TlsServerContext> server;
   TlsClientConfig client;  // trusts the generated root
   std::string ca_pem;
   double handshake_cpu_ms = 0;
@@ -21,14 +21,14 @@ struct TlsSetup {
 
 // An https:// base_url or a tls section.
 bool uses_tls(const twinbench::Scenario& scenario);
-server::KeyType key_type(twinbench::KeyType k);
+servercore::KeyType key_type(twinbench::KeyType k);
 // The clients' side alone (for a server the run does not start), trusting `ca_pem` (empty: the
 // system's roots).
 TlsClientConfig client_tls_config(const twinbench::Scenario& scenario, std::string ca_pem);
 // The test credentials' profile: the scenario's key type and chain; `server_names`: what the
 // server certificate names (host names or IP literals).
-server::CertProfile cert_profile(const twinbench::Scenario& scenario,
-                                 std::vector<std::string> server_names);
+servercore::CertProfile cert_profile(const twinbench::Scenario& scenario,
+                                     std::vector<std::string> server_names);
 // The server and client sides, with the credentials of cert_profile (made once per process).
 // `timing`: whether the server's timing can be observed from outside (real sockets); a
 // simulated server's is not, and its RSA operations skip blinding (TlsServerConfig).

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <span>
 
-namespace tb::server {
+namespace tb::servercore {
 
 class Connection {
  public:
@@ -36,4 +36,4 @@ class Connection {
   virtual void on_head_timeout() = 0;
 };
 
-}  // namespace tb::server
+}  // namespace tb::servercore

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <memory>
 
-namespace tb::server {
+namespace tb::servercore {
 
 class DeterministicRandom {
  public:
@@ -23,4 +23,4 @@ class DeterministicRandom {
   std::unique_ptr<State> state_;
 };
 
-}  // namespace tb::server
+}  // namespace tb::servercore

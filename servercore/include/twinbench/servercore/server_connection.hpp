@@ -11,7 +11,7 @@
 
 #include "twinbench/servercore/connection.hpp"
 
-namespace tb::server {
+namespace tb::servercore {
 
 struct ServerConfig {
   std::size_t write_slice = 64 * 1024;       // body bytes per write, like the stand-in server
@@ -55,4 +55,4 @@ class ServerConnection : public Connection {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace tb::server
+}  // namespace tb::servercore

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace tb::server {
+namespace tb::servercore {
 
 enum class KeyType { kRsa2048, kRsa4096, kEd25519, kEcdsaP256 };
 const char* to_string(KeyType k);
@@ -30,4 +30,4 @@ struct Credentials {
 // Costs up to seconds for RSA-4096 (each distinct profile is made once per process and cached).
 Credentials make_credentials(const CertProfile& profile);
 
-}  // namespace tb::server
+}  // namespace tb::servercore

@@ -13,7 +13,7 @@
 #include "twinbench/servercore/server_connection.hpp"
 #include "twinbench/tlsio/context_pool.hpp"
 
-namespace tb::server {
+namespace tb::servercore {
 
 enum class TlsVersion { k1_2, k1_3 };
 
@@ -72,4 +72,4 @@ class TlsServerConnection : public Connection {
 std::unique_ptr<Connection> make_connection(const ServerConfig& config,
                                             const std::shared_ptr<const TlsServerContext>& tls);
 
-}  // namespace tb::server
+}  // namespace tb::servercore

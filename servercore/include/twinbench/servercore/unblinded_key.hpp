@@ -4,8 +4,8 @@
 // copy cannot be made or no key is given.
 #include <openssl/types.h>
 
-namespace tb::server {
+namespace tb::servercore {
 
 EVP_PKEY* unblinded_copy(EVP_PKEY* key);
 
-}  // namespace tb::server
+}  // namespace tb::servercore

@@ -45,7 +45,7 @@ class SimBackend {
   sim::SimulationScope scope_;  // first in, last out: Simulator::Destroy runs after everything
   // HTTPS only: OpenSSL's randomness seeded like the rest of the simulation, so handshake bytes
   // (not just their sizes) are the same run to run.
-  std::unique_ptr<server::DeterministicRandom> random_;
+  std::unique_ptr<servercore::DeterministicRandom> random_;
   sim::NsScheduler scheduler_;
   std::optional<runner::TlsSetup> tls_;
   std::optional<TlsClientConfig> tls_client_;

@@ -23,7 +23,7 @@ class BenchmarkServerApp;
 
 // HTTPS on the simulated server: the real handshake bytes cross the simulated path.
 struct SimTls {
-  std::shared_ptr<const tb::server::TlsServerContext> context;  // null: plain HTTP
+  std::shared_ptr<const tb::servercore::TlsServerContext> context;  // null: plain HTTP
   // The server's CPU time for a full handshake (key exchange, signature): it sends its first
   // handshake flight this long after the ClientHello arrives. The client's is not modelled.
   double handshake_cpu_ms = 0;
@@ -34,7 +34,7 @@ class SimNetwork {
   // `seed` selects the run of every random stream of the path (loss, jitter, BBR): the same
   // config and seed give the same event sequence. Throws std::invalid_argument on a bad config.
   SimNetwork(const twinbench::Network& config, std::uint64_t seed,
-             tb::server::ServerConfig server = {}, SimTls tls = {});
+             tb::servercore::ServerConfig server = {}, SimTls tls = {});
   ~SimNetwork();
   SimNetwork(const SimNetwork&) = delete;
   SimNetwork& operator=(const SimNetwork&) = delete;
