@@ -14,11 +14,11 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
-#include "twinbench/live/load_generator.hpp"
-#include "twinbench/live/server_process.hpp"
+#include "twinbench/loadbench/load_generator.hpp"
+#include "twinbench/loadbench/server_process.hpp"
 #include "twinbench/scenario/input_error.hpp"
-#include "twinbench/scenario/load.hpp"
-#include "twinbench/scenario/load_report.hpp"
+#include "twinbench/scenario/scenario_file.hpp"
+#include "twinbench/loadbench/load_report.hpp"
 #include "twinbench/scenario/text.hpp"
 
 namespace tb::app {
@@ -41,13 +41,14 @@ struct LoadArgs {
 };
 
 // The requests each connection sends in turn, and their description for the results.
-std::pair<std::vector<LoadRequest>, std::string> build_requests(const LoadArgs& a,
-                                                                const std::string& host) {
-  std::vector<LoadRequest> requests;
+std::pair<std::vector<loadbench::LoadRequest>, std::string> build_requests(
+    const LoadArgs& a, const std::string& host) {
+  std::vector<loadbench::LoadRequest> requests;
   if (a.scenario.empty()) {
     std::string body(a.payload, '\0');
     for (std::size_t i = 0; i < body.size(); ++i) body[i] = static_cast<char>('a' + i % 26);
-    requests.push_back({format_load_request("POST", "/echo", host, body), body, std::nullopt});
+    requests.push_back(
+        {loadbench::format_load_request("POST", "/echo", host, body), body, std::nullopt});
     return {requests, fmt::format("POST /echo {} bytes echoed", a.payload)};
   }
   const auto scenario = scenario::load_scenario(a.scenario);
@@ -56,7 +57,7 @@ std::pair<std::vector<LoadRequest>, std::string> build_requests(const LoadArgs& 
     const std::string path = scenario::target_path(scenario, bytes);
     std::optional<std::uint64_t> size;
     if (bytes != 0) size = bytes;
-    requests.push_back({format_load_request("GET", path, host, ""), std::nullopt, size});
+    requests.push_back({loadbench::format_load_request("GET", path, host, ""), std::nullopt, size});
     described += (described.empty() ? "GET " : "; GET ") + path;
   }
   return {requests, described + " (from " + a.scenario + ")"};
@@ -110,8 +111,8 @@ twinbench::LoadConfig config(const LoadArgs& a, const std::string& url,
 }
 
 // A fresh twinbench serve for one repetition; with TLS its root CA is written to `ca_file`.
-std::unique_ptr<live::ServerProcess> start_server(const LoadArgs& a, const fs::path& ca_file) {
-  std::vector<std::string> argv = {live::own_executable(),
+std::unique_ptr<loadbench::ServerProcess> start_server(const LoadArgs& a, const fs::path& ca_file) {
+  std::vector<std::string> argv = {loadbench::own_executable(),
                                    "serve",
                                    "--bind",
                                    "127.0.0.1",
@@ -127,7 +128,7 @@ std::unique_ptr<live::ServerProcess> start_server(const LoadArgs& a, const fs::p
     argv.insert(argv.end(),
                 {"--tls", "--tls-key-type", "ecdsa-p256", "--tls-ca-out", ca_file.string()});
   }
-  return std::make_unique<live::ServerProcess>(argv, std::chrono::seconds(20));
+  return std::make_unique<loadbench::ServerProcess>(argv, std::chrono::seconds(20));
 }
 
 std::string read_or_throw(const fs::path& file, const std::string& what) {
@@ -136,25 +137,25 @@ std::string read_or_throw(const fs::path& file, const std::string& what) {
   return *text;
 }
 
-twinbench::LoadRepetition measure(const LoadArgs& a, live::LoadOptions options,
+twinbench::LoadRepetition measure(const LoadArgs& a, loadbench::LoadOptions options,
                                   const std::string& url, const std::string& requests,
                                   unsigned repetition) {
   options.server = *parse_url(url);
-  const live::LoadMeasurement m = live::run_load(options);
+  const loadbench::LoadMeasurement m = loadbench::run_load(options);
   twinbench::LoadRepetition r;
   r.set_repetition(repetition);
   *r.mutable_config() = config(a, url, requests);
   *r.mutable_machine() = machine(a);
   r.set_measured_s(std::chrono::duration<double>(m.measured).count());
-  scenario::fill_load_figures(r, m.latencies_ms, static_cast<double>(m.body_bytes));
+  loadbench::fill_load_figures(r, m.latencies_ms, static_cast<double>(m.body_bytes));
   r.set_errors(m.error_count());
   for (const auto& [kind, count] : m.errors) (*r.mutable_errors_by_kind())[kind] = count;
   r.set_connections_opened(m.connections_opened);
   return r;
 }
 
-live::LoadOptions generator_options(const LoadArgs& a) {
-  live::LoadOptions o;
+loadbench::LoadOptions generator_options(const LoadArgs& a) {
+  loadbench::LoadOptions o;
   o.clients = a.clients;
   o.window = a.window;
   o.threads = a.client_threads;
@@ -183,7 +184,7 @@ void check_args(LoadArgs& a) {
 }
 
 // One repetition against its own fresh server or the external one.
-twinbench::LoadRepetition run_repetition(const LoadArgs& a, const live::LoadOptions& base,
+twinbench::LoadRepetition run_repetition(const LoadArgs& a, const loadbench::LoadOptions& base,
                                          const std::string& requests, unsigned k) {
   if (!a.server.empty()) return measure(a, base, a.server, requests, k);
   // Holds the started server's root CA; removed however the repetition ends.
@@ -197,7 +198,7 @@ twinbench::LoadRepetition run_repetition(const LoadArgs& a, const live::LoadOpti
   } dir;
   const fs::path ca_file = dir.path / "ca.pem";
   auto server = start_server(a, ca_file);
-  live::LoadOptions options = base;
+  loadbench::LoadOptions options = base;
   if (a.tls) options.trusted_ca_pem = read_or_throw(ca_file, "the server's root CA");
   auto r = measure(a, options, server->url(), requests, k);
   server->stop();
@@ -208,8 +209,8 @@ void load_command(LoadArgs a) {
   check_args(a);
   const std::string host = a.server.empty() ? "127.0.0.1" : parse_url(a.server)->host;
   auto [requests, described] = build_requests(a, host);
-  live::LoadOptions base = generator_options(a);
-  base.requests = std::make_shared<const std::vector<LoadRequest>>(std::move(requests));
+  loadbench::LoadOptions base = generator_options(a);
+  base.requests = std::make_shared<const std::vector<loadbench::LoadRequest>>(std::move(requests));
   std::vector<twinbench::LoadRepetition> reps;
   for (unsigned k = 1; k <= a.repeat; ++k) {
     auto r = run_repetition(a, base, described, k);
@@ -219,8 +220,8 @@ void load_command(LoadArgs a) {
         k, a.repeat, r.requests_per_s(), r.latency_ms().p99(), r.errors());
     reps.push_back(std::move(r));
   }
-  scenario::write_load_results(reps, a.out);
-  std::cout << scenario::load_summary_markdown(reps) << std::flush;
+  loadbench::write_load_results(reps, a.out);
+  std::cout << loadbench::load_summary_markdown(reps) << std::flush;
   for (const auto& r : reps)
     if (r.responses() == 0)
       throw std::runtime_error(fmt::format("repetition {} completed no response", r.repetition()));

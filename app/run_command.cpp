@@ -14,7 +14,7 @@
 #include "twinbench/runner/progress.hpp"
 #include "twinbench/runner/tls_setup.hpp"
 #include "twinbench/scenario/input_error.hpp"
-#include "twinbench/scenario/load.hpp"
+#include "twinbench/scenario/scenario_file.hpp"
 #include "twinbench/scenario/profile.hpp"
 #include "twinbench/scenario/report.hpp"
 #include "twinbench/scenario/text.hpp"

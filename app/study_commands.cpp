@@ -12,7 +12,7 @@
 namespace tb::app {
 
 Command add_compare_command(CLI::App& app) {
-  auto a = std::make_shared<studies::TwinCompareArgs>();
+  auto a = std::make_shared<studies::TwinCompareOptions>();
   a->jobs = all_cores();
   auto* cmd = app.add_subcommand(
       "compare",
@@ -35,11 +35,11 @@ Command add_compare_command(CLI::App& app) {
       ->check(CLI::ExistingDirectory);
   cmd->add_flag("--quiet,-q", a->quiet, "No progress on stderr");
   cmd->add_option("--junit", a->junit, "Also write the cells' verdicts as JUnit XML to this file");
-  return {cmd, [a] { stop_on_signals([&] { studies::twin_compare_command(*a); }); }};
+  return {cmd, [a] { stop_on_signals([&] { studies::run_twin_compare(*a); }); }};
 }
 
 Command add_calibrate_command(CLI::App& app) {
-  auto a = std::make_shared<studies::CalibrateArgs>();
+  auto a = std::make_shared<studies::CalibrateOptions>();
   a->jobs = all_cores();
   auto* cmd = app.add_subcommand(
       "calibrate",
@@ -61,11 +61,11 @@ Command add_calibrate_command(CLI::App& app) {
   cmd->add_option("--out", a->out, "The fitted profile (textproto)")->capture_default_str();
   cmd->add_option("--jobs,-j", a->jobs, "Simulations run at once")->check(CLI::Range(1u, 256u));
   cmd->add_flag("--quiet,-q", a->quiet, "No progress on stderr");
-  return {cmd, [a] { stop_on_signals([&] { studies::calibrate_command(*a); }); }};
+  return {cmd, [a] { stop_on_signals([&] { studies::calibrate(*a); }); }};
 }
 
 Command add_sweep_command(CLI::App& app) {
-  auto a = std::make_shared<studies::SweepArgs>();
+  auto a = std::make_shared<studies::SweepOptions>();
   a->jobs = all_cores();
   auto* cmd =
       app.add_subcommand("sweep", "Simulate a scenario over a grid of parameters (docs/sweeps.md)");
@@ -84,17 +84,17 @@ Command add_sweep_command(CLI::App& app) {
                   "I/N: run only the points whose index % N == I (0 <= I < N)");
   cmd->add_option("--limit", a->limit, "Run at most this many points now; a re-run resumes");
   cmd->add_flag("--quiet,-q", a->quiet, "No progress bar");
-  return {cmd, [a] { stop_on_signals([&] { studies::sweep_command(*a); }); }};
+  return {cmd, [a] { stop_on_signals([&] { studies::run_sweep(*a); }); }};
 }
 
 Command add_merge_command(CLI::App& app) {
-  auto a = std::make_shared<studies::MergeArgs>();
+  auto a = std::make_shared<studies::MergeOptions>();
   auto* cmd = app.add_subcommand("merge", "Combine the point results of sweep shard directories");
   cmd->add_option("dirs", a->dirs, "Sweep directories (shards of one sweep)")->required();
   cmd->add_option("--out", a->out, "Where sweep.csv and sweep.jsonl go")->required();
   cmd->add_flag("--partial", a->partial,
                 "Write the rows of the points found, leaving the others out (a slice of a sweep)");
-  return {cmd, [a] { studies::merge_command(*a); }};
+  return {cmd, [a] { studies::merge_sweeps(*a); }};
 }
 
 }  // namespace tb::app

@@ -35,7 +35,7 @@
 #include <fmt/core.h>
 #include <openssl/ssl.h>
 
-#include "twinbench/live/server_process.hpp"
+#include "twinbench/loadbench/server_process.hpp"
 
 namespace {
 
@@ -306,7 +306,7 @@ class Bench {
       argv.insert(argv.end(), {"--tls", "--tls-ca-out", (dir_ / "ca.pem").string()});
     }
     argv.insert(argv.end(), extra.begin(), extra.end());
-    tb::live::ServerProcess server(argv, 10s);
+    tb::loadbench::ServerProcess server(argv, 10s);
     const std::uint16_t port = static_cast<std::uint16_t>(
         std::stoi(server.url().substr(server.url().rfind(':') + 1)));
     Row row;

@@ -38,7 +38,7 @@
 #include "twinbench/sim/ns_scheduler.hpp"
 #include "twinbench/sim/run_simulated.hpp"
 #include "twinbench/sim/sim_network.hpp"
-#include "twinbench/scenario/load.hpp"
+#include "twinbench/scenario/scenario_file.hpp"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include "twinbench/clientcore/http_request_model.hpp"
 #include "twinbench/clientcore/session.hpp"
 #include "twinbench/scenario/input_error.hpp"
-#include "twinbench/scenario/load.hpp"
+#include "twinbench/scenario/scenario_file.hpp"
 #include "twinbench/scenario/seeds.hpp"
 
 namespace tb::runner {

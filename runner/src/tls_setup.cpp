@@ -1,6 +1,6 @@
 #include "twinbench/runner/tls_setup.hpp"
 
-#include "twinbench/scenario/load.hpp"
+#include "twinbench/scenario/scenario_file.hpp"
 
 namespace tb::runner {
 

@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "twinbench/scenario/input_error.hpp"
-#include "twinbench/scenario/load.hpp"
+#include "twinbench/scenario/scenario_file.hpp"
 #include "twinbench/scenario/report.hpp"
 #include "twinbench/scenario/text.hpp"
 

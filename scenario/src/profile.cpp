@@ -1,6 +1,6 @@
 #include "twinbench/scenario/profile.hpp"
 
-#include "twinbench/scenario/load.hpp"
+#include "twinbench/scenario/scenario_file.hpp"
 
 namespace tb::scenario {
 

@@ -15,7 +15,7 @@
 #include "twinbench/parallel/fork_pool.hpp"
 #include "twinbench/parallel/stop_signals.hpp"
 #include "twinbench/sim/task_channels.hpp"
-#include "twinbench/scenario/load.hpp"
+#include "twinbench/scenario/scenario_file.hpp"
 #include "twinbench/scenario/seeds.hpp"
 #include "twinbench/runner/tls_setup.hpp"
 #include "twinbench/servercore/tls_certs.hpp"

@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "twinbench/clientcore/url.hpp"
-#include "twinbench/scenario/load.hpp"
+#include "twinbench/scenario/scenario_file.hpp"
 #include "twinbench/scenario/seeds.hpp"
 
 namespace tb::sim {

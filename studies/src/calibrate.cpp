@@ -15,7 +15,7 @@
 #include <fmt/format.h>
 #include <google/protobuf/text_format.h>
 
-#include "twinbench/scenario/load.hpp"
+#include "twinbench/scenario/scenario_file.hpp"
 #include "twinbench/scenario/report.hpp"
 
 namespace tb::studies {
@@ -211,7 +211,7 @@ Starts parse_starts(const std::string& text, const std::vector<CalibrationParame
 }
 
 // The command that made a calibration, for its report and the fitted profile's header.
-std::string command_line(const CalibrateArgs& a) {
+std::string command_line(const CalibrateOptions& a) {
   return fmt::format("twinbench calibrate --profile {} --fit {} --holdout {} --runs {}{}{}",
                      a.profile, a.fit, a.holdout, a.runs,
                      a.params.empty() ? "" : " --params " + a.params,
@@ -229,7 +229,7 @@ std::string summary_line(const Comparison& c) {
 // (a parameter vector is simulated once).
 class Calibration {
  public:
-  explicit Calibration(const CalibrateArgs& a) : a_(a) {
+  explicit Calibration(const CalibrateOptions& a) : a_(a) {
     check_cell_patterns(a.fit, "--fit");
     check_cell_patterns(a.holdout, "--holdout");
     start_ = load_profile(a.profile);
@@ -420,7 +420,7 @@ class Calibration {
         holdout_.empty() ? std::string("none") : summary_line(holdout_result_), text);
   }
 
-  const CalibrateArgs& a_;
+  const CalibrateOptions& a_;
   twinbench::Scenario start_, best_;
   std::vector<CalibrationParameter> params_;
   Starts starts_;
@@ -433,7 +433,7 @@ class Calibration {
 
 }  // namespace
 
-void calibrate_command(const CalibrateArgs& a) {
+void calibrate(const CalibrateOptions& a) {
   Calibration calibration(a);
   calibration.search();
   calibration.finish();

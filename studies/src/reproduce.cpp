@@ -24,7 +24,7 @@
 #include "twinbench/sim/run_simulated.hpp"
 #include "twinbench/sim/sim_backend.hpp"
 #include "twinbench/runner/progress.hpp"
-#include "twinbench/scenario/load.hpp"
+#include "twinbench/scenario/scenario_file.hpp"
 #include "twinbench/scenario/report.hpp"
 #include "twinbench/scenario/text.hpp"
 #include "twinbench/verdicts/criterion.hpp"

@@ -22,7 +22,7 @@
 #include "twinbench/sim/run_simulated.hpp"
 #include "twinbench/sim/sim_backend.hpp"
 #include "twinbench/runner/progress.hpp"
-#include "twinbench/scenario/load.hpp"
+#include "twinbench/scenario/scenario_file.hpp"
 #include "twinbench/scenario/report.hpp"
 #include "twinbench/scenario/stats.hpp"
 #include "twinbench/scenario/text.hpp"
@@ -80,7 +80,7 @@ void check_grid_size(const std::vector<Axis>& axes, const std::string& origin) {
   }
 }
 
-Plan plan_sweep(const SweepArgs& a) {
+Plan plan_sweep(const SweepOptions& a) {
   Scenario scenario = scenario::load_scenario(a.scenario);
   if (a.runs) scenario.set_runs(*a.runs);
   if (a.warmups) scenario.set_warmups(*a.warmups);
@@ -278,7 +278,8 @@ void merge_dirs(const std::vector<fs::path>& dirs, const fs::path& out, bool par
 // Simulates the points in `todo` in worker processes, each into its file; counts those that ran.
 // Returns the first failed one's index in `todo`.
 std::optional<std::size_t> run_points(const Plan& plan, const std::vector<const Point*>& todo,
-                                      const fs::path& out, const SweepArgs& a, std::size_t& ran) {
+                                      const fs::path& out, const SweepOptions& a,
+                                      std::size_t& ran) {
   const Scenario& scenario = plan.manifest.scenario();
   runner::ProgressLine progress("points", !a.quiet);
   std::size_t done = 0;
@@ -314,7 +315,7 @@ std::optional<std::size_t> run_points(const Plan& plan, const std::vector<const 
 
 }  // namespace
 
-void sweep_command(const SweepArgs& a) {
+void run_sweep(const SweepOptions& a) {
   const auto shard =
       a.shard.empty() ? std::pair<std::size_t, std::size_t>{0, 1} : parse_shard(a.shard);
   const Plan plan = plan_sweep(a);
@@ -375,7 +376,7 @@ void sweep_command(const SweepArgs& a) {
   std::cerr << fmt::format("sweep: wrote {}\n", (out / "sweep.{csv,jsonl}").string());
 }
 
-void merge_command(const MergeArgs& a) {
+void merge_sweeps(const MergeOptions& a) {
   merge_dirs(std::vector<fs::path>(a.dirs.begin(), a.dirs.end()), a.out, a.partial);
   std::cerr << fmt::format("merge: wrote {}\n", (fs::path(a.out) / "sweep.{csv,jsonl}").string());
 }

@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "twinbench/scenario/load.hpp"
+#include "twinbench/scenario/scenario_file.hpp"
 #include "twinbench/scenario/text.hpp"
 
 namespace tb::studies {

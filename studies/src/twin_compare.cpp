@@ -20,7 +20,7 @@
 #include "twinbench/parallel/stop_signals.hpp"
 #include "twinbench/runner/progress.hpp"
 #include "twinbench/scenario/input_error.hpp"
-#include "twinbench/scenario/load.hpp"
+#include "twinbench/scenario/scenario_file.hpp"
 #include "twinbench/scenario/report.hpp"
 #include "twinbench/verdicts/criterion.hpp"
 
@@ -237,7 +237,7 @@ struct CompareInput {
 };
 
 // The scenario with --runs/--warmups, and the grid's points, each validated (bad input throws).
-CompareInput load_input(const TwinCompareArgs& a) {
+CompareInput load_input(const TwinCompareOptions& a) {
   CompareInput in;
   in.base = scenario::load_scenario(a.scenario);
   if (a.runs) in.base.set_runs(*a.runs);
@@ -307,7 +307,7 @@ twinbench::ResultSet recorded_emulated_run(const std::string& from, const GridPo
 }
 
 // Every recording, loaded and checked before the simulation runs (an hour for a big grid).
-std::vector<twinbench::ResultSet> recorded_emulated_runs(const TwinCompareArgs& a,
+std::vector<twinbench::ResultSet> recorded_emulated_runs(const TwinCompareOptions& a,
                                                          const CompareInput& in) {
   std::vector<twinbench::ResultSet> runs;
   for (const auto& p : in.points) runs.push_back(recorded_emulated_run(a.emulated_from, p, a.seed));
@@ -316,7 +316,7 @@ std::vector<twinbench::ResultSet> recorded_emulated_runs(const TwinCompareArgs& 
 
 // Every point simulated (in parallel, first), then run on the emulated path (one at a time:
 // real time needs the machine), paired cell by cell; each point's results kept under points/.
-CompareOutcome run_both_twins(const TwinCompareArgs& a, const CompareInput& in,
+CompareOutcome run_both_twins(const TwinCompareOptions& a, const CompareInput& in,
                               const std::vector<twinbench::ResultSet>& recorded,
                               const std::filesystem::path& out) {
   runner::RunOptions options;
@@ -350,7 +350,7 @@ CompareOutcome run_both_twins(const TwinCompareArgs& a, const CompareInput& in,
   return o;
 }
 
-void write_compare(const TwinCompareArgs& a, const CompareInput& in, const CompareOutcome& o,
+void write_compare(const TwinCompareOptions& a, const CompareInput& in, const CompareOutcome& o,
                    const std::filesystem::path& out) {
   std::vector<std::string> notes;
   if (!o.not_applied.empty()) {
@@ -380,7 +380,7 @@ void write_compare(const TwinCompareArgs& a, const CompareInput& in, const Compa
 
 }  // namespace
 
-void twin_compare_command(const TwinCompareArgs& a) {
+void run_twin_compare(const TwinCompareOptions& a) {
   const CompareInput in = load_input(a);
   // The path's prerequisites, or the recorded runs that stand in for it, before an hour of
   // simulation.

@@ -21,7 +21,7 @@
 #include "path_fixture.hpp"
 #include "support/real_time.hpp"
 #include "twinbench/sim/run_simulated.hpp"
-#include "twinbench/scenario/load.hpp"
+#include "twinbench/scenario/scenario_file.hpp"
 #include "twinbench/scenario/stats.hpp"
 
 namespace tb {

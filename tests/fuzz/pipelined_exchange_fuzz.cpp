@@ -1,10 +1,10 @@
-// Fuzz target: the load generator's pipelined exchange (PipelinedExchange) fed a server's bytes:
-// responses to up to eight outstanding requests on one keep-alive connection, of every framing,
-// malformed, cut short or closing. The first input byte sets how the bytes arrive (bits 0-4:
-// bytes per receive, 0 = all at once) and the window (bits 5-7: 1 to 8 requests outstanding); the
-// rest is what the server sent. Checked beyond "no crash": never more requests outstanding than
-// the window, never more responses than requests sent, and each response matched to its request
-// in order has the body that request asked for.
+// Fuzz target: the load generator's pipelined exchange (loadbench::PipelinedExchange) fed a
+// server's bytes: responses to up to eight outstanding requests on one keep-alive connection, of
+// every framing, malformed, cut short or closing. The first input byte sets how the bytes arrive
+// (bits 0-4: bytes per receive, 0 = all at once) and the window (bits 5-7: 1 to 8 requests
+// outstanding); the rest is what the server sent. Checked beyond "no crash": never more requests
+// outstanding than the window, never more responses than requests sent, and each response matched
+// to its request in order has the body that request asked for.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "twinbench/clientcore/pipelined_exchange.hpp"
+#include "twinbench/loadbench/pipelined_exchange.hpp"
 
 namespace {
 

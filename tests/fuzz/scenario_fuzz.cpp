@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "twinbench/scenario/load.hpp"
+#include "twinbench/scenario/scenario_file.hpp"
 #include "twinbench/scenario/profile.hpp"
 
 namespace {

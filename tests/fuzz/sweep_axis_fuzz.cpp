@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "twinbench/scenario/load.hpp"
+#include "twinbench/scenario/scenario_file.hpp"
 #include "twinbench/scenario/text.hpp"
 #include "twinbench/studies/sweep_grammar.hpp"
 

@@ -12,7 +12,7 @@
 
 #include "commands.hpp"
 #include "twinbench/sim/sim_backend.hpp"
-#include "twinbench/scenario/load.hpp"
+#include "twinbench/scenario/scenario_file.hpp"
 #include "support/child_process.hpp"
 
 namespace tb {

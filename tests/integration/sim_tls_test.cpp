@@ -16,7 +16,7 @@
 #include "twinbench/clientcore/tls_client.hpp"
 #include "twinbench/servercore/deterministic_random.hpp"
 #include "twinbench/servercore/tls_certs.hpp"
-#include "twinbench/scenario/load.hpp"
+#include "twinbench/scenario/scenario_file.hpp"
 #include "twinbench/sim/ns_scheduler.hpp"
 #include "twinbench/sim/sim_network.hpp"
 #include "support/child_process.hpp"

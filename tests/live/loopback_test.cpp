@@ -6,7 +6,7 @@
 #include "support/variants.hpp"
 #include "twinbench/live/live_backend.hpp"
 #include "twinbench/live/server.hpp"
-#include "twinbench/scenario/load.hpp"
+#include "twinbench/scenario/scenario_file.hpp"
 
 namespace tb {
 namespace {

@@ -13,7 +13,7 @@
 
 #include "twinbench/sim/run_simulated.hpp"
 #include "twinbench/sim/sim_network.hpp"
-#include "twinbench/scenario/load.hpp"
+#include "twinbench/scenario/scenario_file.hpp"
 
 namespace tb {
 namespace {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "twinbench/scenario/input_error.hpp"
-#include "twinbench/scenario/load.hpp"
+#include "twinbench/scenario/scenario_file.hpp"
 #include "twinbench/scenario/stats.hpp"
 #include "twinbench/sim/run_simulated.hpp"
 #include "twinbench/sim/sim_backend.hpp"

@@ -6,7 +6,7 @@
 
 #include "tcp_fixture.hpp"
 #include "twinbench/scenario/input_error.hpp"
-#include "twinbench/scenario/load.hpp"
+#include "twinbench/scenario/scenario_file.hpp"
 
 namespace tb::sim {
 namespace {

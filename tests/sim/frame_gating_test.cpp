@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "twinbench/sim/run_simulated.hpp"
-#include "twinbench/scenario/load.hpp"
+#include "twinbench/scenario/scenario_file.hpp"
 
 namespace tb {
 namespace {

@@ -6,7 +6,7 @@
 #include <chrono>
 #include <vector>
 
-#include "twinbench/scenario/load.hpp"
+#include "twinbench/scenario/scenario_file.hpp"
 #include "twinbench/sim/sim_backend.hpp"
 
 namespace tb {

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "tcp_fixture.hpp"
-#include "twinbench/scenario/load.hpp"
+#include "twinbench/scenario/scenario_file.hpp"
 #include "twinbench/sim/linux_tcp_socket.hpp"
 
 namespace tb::sim {

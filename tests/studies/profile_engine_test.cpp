@@ -4,7 +4,7 @@
 // reading Godot 4's 64 KiB there: 383 ms against the engine's 1783 ms for 400 KiB at 60 fps).
 #include <gtest/gtest.h>
 
-#include "twinbench/scenario/load.hpp"
+#include "twinbench/scenario/scenario_file.hpp"
 #include "twinbench/studies/reproduce.hpp"
 
 namespace tb::studies {

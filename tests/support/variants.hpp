@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "scenario.pb.h"
-#include "twinbench/scenario/load.hpp"
+#include "twinbench/scenario/scenario_file.hpp"
 
 namespace tb::testing {
 

@@ -19,7 +19,7 @@
 #include "twinbench/live/live_backend.hpp"
 #include "twinbench/sim/run_simulated.hpp"
 #include "twinbench/live/server.hpp"
-#include "twinbench/scenario/load.hpp"
+#include "twinbench/scenario/scenario_file.hpp"
 
 namespace tb {
 namespace {

@@ -36,7 +36,7 @@ std::vector<CalibrationParameter> select_parameters(const std::string& names);
 bool cell_matches(const MeasuredCell& c, const std::string& patterns);
 void check_cell_patterns(const std::string& patterns, const std::string& option);
 
-struct CalibrateArgs {
+struct CalibrateOptions {
   std::string profile = "lightsail-2026";
   std::string fit = "latency,small_download";
   std::string holdout = "rest";
@@ -54,6 +54,6 @@ struct CalibrateArgs {
 double calibration_loss(const Comparison& c);
 
 // Throws InputError for bad options or files, anything else when a simulation fails.
-void calibrate_command(const CalibrateArgs& args);
+void calibrate(const CalibrateOptions& args);
 
 }  // namespace tb::studies

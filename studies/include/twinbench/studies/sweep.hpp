@@ -13,7 +13,7 @@
 
 namespace tb::studies {
 
-struct SweepArgs {
+struct SweepOptions {
   std::string scenario;
   std::vector<std::string> axes;  // --axis specs; they replace the file's axes of the same name
   std::string out;
@@ -25,7 +25,7 @@ struct SweepArgs {
   bool quiet = false;
 };
 
-struct MergeArgs {
+struct MergeOptions {
   std::vector<std::string> dirs;
   std::string out;
   // The rows of the points found, in point order, the others left out (a slice of a sweep, as
@@ -35,7 +35,7 @@ struct MergeArgs {
 };
 
 // Throw SweepError or ScenarioError (both InputError) for bad input, anything else on failure.
-void sweep_command(const SweepArgs& args);
-void merge_command(const MergeArgs& args);
+void run_sweep(const SweepOptions& args);
+void merge_sweeps(const MergeOptions& args);
 
 }  // namespace tb::studies

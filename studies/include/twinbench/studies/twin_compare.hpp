@@ -67,7 +67,7 @@ std::string twin_markdown(const std::vector<TwinCell>& cells, const std::string&
 // and the frame-count verdict in the message).
 verdicts::JUnitSuite twin_junit(const std::vector<TwinCell>& cells, const std::string& suite_name);
 
-struct TwinCompareArgs {
+struct TwinCompareOptions {
   std::string scenario;
   std::vector<std::string> axes;
   std::string out;
@@ -81,6 +81,6 @@ struct TwinCompareArgs {
   std::string junit;  // a JUnit XML report of the cells, if set
 };
 
-void twin_compare_command(const TwinCompareArgs& args);
+void run_twin_compare(const TwinCompareOptions& args);
 
 }  // namespace tb::studies

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace tb::live {
+namespace tb::loadbench {
 
 class ServerProcess {
  public:
@@ -33,4 +33,4 @@ class ServerProcess {
 // This process's executable (/proc/self/exe), to start a `twinbench serve` beside it.
 std::string own_executable();
 
-}  // namespace tb::live
+}  // namespace tb::loadbench

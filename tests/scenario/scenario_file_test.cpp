@@ -1,4 +1,4 @@
-#include "twinbench/scenario/load.hpp"
+#include "twinbench/scenario/scenario_file.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -8,7 +8,7 @@
 
 #include "load.pb.h"
 
-namespace tb::scenario {
+namespace tb::loadbench {
 
 // Throughput and latency percentiles of one repetition from its ascending latencies.
 void fill_load_figures(twinbench::LoadRepetition& repetition,
@@ -24,4 +24,4 @@ std::string load_summary_markdown(const std::vector<twinbench::LoadRepetition>& 
 void write_load_results(const std::vector<twinbench::LoadRepetition>& repetitions,
                         const std::filesystem::path& dir);
 
-}  // namespace tb::scenario
+}  // namespace tb::loadbench

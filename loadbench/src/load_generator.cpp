@@ -2,7 +2,7 @@
 // on thread i % threads), so a connection's handlers never run concurrently and need no strand.
 // The run ends by a timer on every context at the end of the measured window, and, whatever the
 // server does, run_until() returns a second after it.
-#include "twinbench/live/load_generator.hpp"
+#include "twinbench/loadbench/load_generator.hpp"
 
 #include <openssl/ssl.h>
 
@@ -21,7 +21,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 
-namespace tb::live {
+namespace tb::loadbench {
 namespace {
 
 namespace asio = boost::asio;
@@ -307,4 +307,4 @@ LoadMeasurement run_load(const LoadOptions& options) {
   return merge(shards, plan);
 }
 
-}  // namespace tb::live
+}  // namespace tb::loadbench

@@ -1,7 +1,7 @@
 // Responses are parsed with Beast's response_parser, one parser per response, fed straight from
 // the caller's buffer; requests are stamped when taken, so a request's latency includes the time
 // its bytes wait behind earlier ones in the socket and on the server.
-#include "twinbench/clientcore/pipelined_exchange.hpp"
+#include "twinbench/loadbench/pipelined_exchange.hpp"
 
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/parser.hpp>
@@ -9,7 +9,7 @@
 
 #include <algorithm>
 
-namespace tb {
+namespace tb::loadbench {
 namespace {
 
 namespace http = boost::beast::http;
@@ -106,7 +106,8 @@ struct PipelinedExchange::Impl {
       parser->eager(true);
     }
     boost::beast::error_code ec;
-    const std::size_t used = parser->put(boost::beast::net::const_buffer(data.data(), data.size()), ec);
+    const std::size_t used =
+        parser->put(boost::beast::net::const_buffer(data.data(), data.size()), ec);
     complete = !ec && parser->is_done();
     if (ec && ec != http::error::need_more) end("malformed response: " + ec.message());
     return used;
@@ -180,4 +181,4 @@ std::size_t PipelinedExchange::outstanding() const { return impl_->pending.size(
 bool PipelinedExchange::ended() const { return !impl_->error.empty(); }
 const std::string& PipelinedExchange::error() const { return impl_->error; }
 
-}  // namespace tb
+}  // namespace tb::loadbench

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "twinbench/clientcore/pipelined_exchange.hpp"
+#include "twinbench/loadbench/pipelined_exchange.hpp"
 #include "twinbench/clientcore/url.hpp"
 
-namespace tb::live {
+namespace tb::loadbench {
 
 struct LoadOptions {
   Url server;                                                // http or https, host and port
@@ -43,4 +43,4 @@ struct LoadMeasurement {
 // stalls or answers wrongly only shows in `errors`.
 LoadMeasurement run_load(const LoadOptions& options);
 
-}  // namespace tb::live
+}  // namespace tb::loadbench

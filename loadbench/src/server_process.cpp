@@ -1,4 +1,4 @@
-#include "twinbench/live/server_process.hpp"
+#include "twinbench/loadbench/server_process.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <thread>
 
-namespace tb::live {
+namespace tb::loadbench {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -98,4 +98,4 @@ int ServerProcess::stop() {
   return status_;
 }
 
-}  // namespace tb::live
+}  // namespace tb::loadbench

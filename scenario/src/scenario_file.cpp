@@ -1,4 +1,4 @@
-#include "twinbench/scenario/load.hpp"
+#include "twinbench/scenario/scenario_file.hpp"
 
 #include "twinbench/scenario/profile.hpp"
 #include "twinbench/scenario/text.hpp"
@@ -268,26 +268,24 @@ void check_expectations(const Checker& check, const Node& root, const Scenario& 
     for (int j = 0; j < e.body_bytes_size(); ++j)
       check.require(listed(s.body_bytes(), e.body_bytes(j)), node.field("body_bytes", j),
                     "one of the scenario's body_bytes", fmt::format("{}", e.body_bytes(j)));
-    check.require(twinbench::Expectation::Statistic_IsValid(e.statistic()),
-                  node.field("statistic"), "MEDIAN, QUANTILE or MAX", enum_text(e.statistic()));
+    check.require(twinbench::Expectation::Statistic_IsValid(e.statistic()), node.field("statistic"),
+                  "MEDIAN, QUANTILE or MAX", enum_text(e.statistic()));
     if (e.statistic() == twinbench::Expectation::QUANTILE)
       check.require(e.has_quantile() && e.quantile() >= 0 && e.quantile() <= 1,
                     node.field("quantile"), "a quantile from 0 to 1 (with statistic QUANTILE)",
                     e.has_quantile() ? fmt::format("{}", e.quantile()) : "none");
     else
-      check.require(!e.has_quantile(), node.field("quantile"),
-                    "no quantile unless statistic is QUANTILE",
-                    fmt::format("quantile {} with statistic {}", e.quantile(),
-                                enum_text(e.statistic())));
+      check.require(
+          !e.has_quantile(), node.field("quantile"), "no quantile unless statistic is QUANTILE",
+          fmt::format("quantile {} with statistic {}", e.quantile(), enum_text(e.statistic())));
     check.require(e.has_max_ms() || e.has_max_frames(), node.field("max_ms"),
                   "a bound: max_ms, max_frames or both", "none");
     if (e.has_max_ms())
       check.require(std::isfinite(e.max_ms()) && e.max_ms() >= 0, node.field("max_ms"),
                     "a finite number of milliseconds >= 0", fmt::format("{}", e.max_ms()));
     if (e.has_max_frames())
-      check.require(std::isfinite(e.max_frames()) && e.max_frames() >= 0,
-                    node.field("max_frames"), "a finite number of frames >= 0",
-                    fmt::format("{}", e.max_frames()));
+      check.require(std::isfinite(e.max_frames()) && e.max_frames() >= 0, node.field("max_frames"),
+                    "a finite number of frames >= 0", fmt::format("{}", e.max_frames()));
   }
 }
 

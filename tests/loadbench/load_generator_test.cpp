@@ -1,7 +1,7 @@
 // The live load generator against servers of known behaviour: a server answering each request a
 // fixed delay after the previous answer (latency and throughput accounting), misbehaving servers
 // (errors counted, the run still ends), and the real server under both io-models.
-#include "twinbench/live/load_generator.hpp"
+#include "twinbench/loadbench/load_generator.hpp"
 
 #include <gtest/gtest.h>
 
@@ -17,7 +17,7 @@
 #include <boost/asio.hpp>
 
 #include "twinbench/live/server.hpp"
-#include "twinbench/live/server_process.hpp"
+#include "twinbench/loadbench/server_process.hpp"
 #include "twinbench/servercore/tls_certs.hpp"
 
 namespace tb {
@@ -109,14 +109,14 @@ class ScriptedServer {
 };
 
 const std::string kBody = "0123456789";
-const std::string kRequest = format_load_request("POST", "/echo", "127.0.0.1", kBody);
+const std::string kRequest = loadbench::format_load_request("POST", "/echo", "127.0.0.1", kBody);
 const std::string kReply = "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n" + kBody;
 
-live::LoadOptions options(const Url& url, unsigned clients, unsigned window) {
-  live::LoadOptions o;
+loadbench::LoadOptions options(const Url& url, unsigned clients, unsigned window) {
+  loadbench::LoadOptions o;
   o.server = url;
-  o.requests = std::make_shared<const std::vector<LoadRequest>>(
-      std::vector<LoadRequest>{{kRequest, kBody, std::nullopt}});
+  o.requests = std::make_shared<const std::vector<loadbench::LoadRequest>>(
+      std::vector<loadbench::LoadRequest>{{kRequest, kBody, std::nullopt}});
   o.clients = clients;
   o.window = window;
   o.warmup = 150ms;
@@ -133,7 +133,7 @@ TEST(LoadGenerator, PipelinedLatencyAndThroughputFollowAServerOfKnownDelay) {
   constexpr auto kDelay = 10ms;
   constexpr unsigned kWindow = 4;
   ScriptedServer server({kRequest.size(), kDelay, kReply});
-  const auto m = live::run_load(options(server.url(), 1, kWindow));
+  const auto m = loadbench::run_load(options(server.url(), 1, kWindow));
   EXPECT_EQ(m.error_count(), 0u);
   ASSERT_GT(m.latencies_ms.size(), 5u);
   // One answer per delay at most: the throughput cannot exceed 1/delay (+1 at the edges).
@@ -152,7 +152,7 @@ TEST(LoadGenerator, PipelinedLatencyAndThroughputFollowAServerOfKnownDelay) {
 
 TEST(LoadGenerator, ConnectionsAreIndependent) {
   ScriptedServer server({kRequest.size(), 10ms, kReply});
-  const auto m = live::run_load(options(server.url(), 3, 1));
+  const auto m = loadbench::run_load(options(server.url(), 3, 1));
   EXPECT_EQ(m.error_count(), 0u);
   EXPECT_EQ(m.connections_opened, 3u);
   const double rps = static_cast<double>(m.latencies_ms.size()) / seconds(m.measured);
@@ -165,7 +165,7 @@ TEST(LoadGenerator, ConnectionsAreIndependent) {
 void expect_errors(const ScriptedServer::Script& script, const std::string& kind) {
   ScriptedServer server(script);
   const auto started = std::chrono::steady_clock::now();
-  const auto m = live::run_load(options(server.url(), 2, 4));
+  const auto m = loadbench::run_load(options(server.url(), 2, 4));
   EXPECT_LT(std::chrono::steady_clock::now() - started, 10s);
   EXPECT_TRUE(m.latencies_ms.empty());
   EXPECT_GE(m.errors.count(kind) ? m.errors.at(kind) : 0, 2u) << kind;
@@ -189,7 +189,7 @@ TEST(LoadGenerator, RefusedConnectionsAreCounted) {
     port = gone.port();
   }  // closed: nothing listens there now
   const auto m =
-      live::run_load(options(*parse_url("http://127.0.0.1:" + std::to_string(port)), 2, 1));
+      loadbench::run_load(options(*parse_url("http://127.0.0.1:" + std::to_string(port)), 2, 1));
   EXPECT_TRUE(m.latencies_ms.empty());
   EXPECT_GE(m.errors.at("connect"), 2u);
 }
@@ -197,7 +197,7 @@ TEST(LoadGenerator, RefusedConnectionsAreCounted) {
 TEST(LoadGenerator, StalledServerEndsTheRunWithoutResponses) {
   ScriptedServer server({kRequest.size(), 60s, kReply});
   const auto started = std::chrono::steady_clock::now();
-  const auto m = live::run_load(options(server.url(), 2, 2));
+  const auto m = loadbench::run_load(options(server.url(), 2, 2));
   EXPECT_LT(std::chrono::steady_clock::now() - started, 10s);
   EXPECT_TRUE(m.latencies_ms.empty());
   EXPECT_EQ(m.connections_opened, 2u);
@@ -215,11 +215,13 @@ void expect_serves_concurrent_clients(
   server.start();
   auto o = options(*parse_url(server.base_url()), 8, 8);
   const std::string body(700, 'e');
-  o.requests = std::make_shared<const std::vector<LoadRequest>>(std::vector<LoadRequest>{
-      {format_load_request("POST", "/echo", "127.0.0.1", body), body, std::nullopt}});
+  o.requests = std::make_shared<const std::vector<loadbench::LoadRequest>>(
+      std::vector<loadbench::LoadRequest>{
+          {loadbench::format_load_request("POST", "/echo", "127.0.0.1", body), body,
+           std::nullopt}});
   o.threads = 2;
   if (tls) o.trusted_ca_pem = servercore::make_credentials({}).ca_pem;
-  const auto m = live::run_load(o);
+  const auto m = loadbench::run_load(o);
   EXPECT_EQ(m.error_count(), 0u) << live::to_string(model) << " x" << threads;
   EXPECT_GT(m.latencies_ms.size(), 100u);
   EXPECT_EQ(m.connections_opened, 8u);
@@ -245,12 +247,12 @@ TEST(LoadGenerator, ShardedIoModelOverTls) {
 }
 
 TEST(ServerProcess, StartsServeAndStopsItCleanly) {
-  live::ServerProcess process(
+  loadbench::ServerProcess process(
       {TWINBENCH_BINARY, "serve", "--port", "0", "--threads", "2", "--io-model", "sharded"}, 20s);
   ASSERT_TRUE(process.url().starts_with("http://127.0.0.1:")) << process.url();
-  live::LoadOptions o = options(*parse_url(process.url()), 2, 2);
+  loadbench::LoadOptions o = options(*parse_url(process.url()), 2, 2);
   o.duration = 200ms;
-  EXPECT_EQ(live::run_load(o).error_count(), 0u);
+  EXPECT_EQ(loadbench::run_load(o).error_count(), 0u);
   // Stopped by SIGTERM, serve closes every connection and exits 128 + SIGTERM on its own (not
   // killed: stop() escalates to SIGKILL after two seconds).
   const int status = process.stop();
@@ -258,7 +260,7 @@ TEST(ServerProcess, StartsServeAndStopsItCleanly) {
 }
 
 TEST(ServerProcess, AServerThatNeverReportsIsAnError) {
-  EXPECT_THROW(live::ServerProcess({"/bin/true"}, 5s), std::runtime_error);
+  EXPECT_THROW(loadbench::ServerProcess({"/bin/true"}, 5s), std::runtime_error);
 }
 
 }  // namespace

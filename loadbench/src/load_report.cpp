@@ -1,4 +1,4 @@
-#include "twinbench/scenario/load_report.hpp"
+#include "twinbench/loadbench/load_report.hpp"
 
 #include <fmt/format.h>
 
@@ -11,8 +11,14 @@
 #include "twinbench/scenario/stats.hpp"
 #include "twinbench/scenario/text.hpp"
 
-namespace tb::scenario {
+namespace tb::loadbench {
 namespace {
+
+using scenario::csv_field;
+using scenario::md_cell;
+using scenario::message_json;
+using scenario::quantile_sorted;
+using scenario::write_file_atomically;
 
 using Repetitions = std::vector<twinbench::LoadRepetition>;
 
@@ -132,4 +138,4 @@ void write_load_results(const Repetitions& reps, const std::filesystem::path& di
   write_file_atomically(dir / "summary.md", load_summary_markdown(reps));
 }
 
-}  // namespace tb::scenario
+}  // namespace tb::loadbench

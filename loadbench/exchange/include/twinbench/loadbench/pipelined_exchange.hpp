@@ -13,7 +13,7 @@
 
 #include "twinbench/clientcore/time.hpp"
 
-namespace tb {
+namespace tb::loadbench {
 
 // A request as sent, and what its response must be.
 struct LoadRequest {
@@ -60,4 +60,4 @@ class PipelinedExchange {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace tb
+}  // namespace tb::loadbench
