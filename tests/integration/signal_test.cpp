@@ -89,6 +89,21 @@ int connect_loopback(std::uint16_t port) {
   return -1;
 }
 
+// A loopback port nothing uses now: the kernel's choice for a socket bound to port 0. (A port
+// derived from the pid could be an ephemeral port another test's connection holds: "Address already
+// in use" on a loaded CI machine.)
+std::uint16_t free_loopback_port() {
+  const int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof a;
+  const bool bound = ::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+                     ::getsockname(s, reinterpret_cast<sockaddr*>(&a), &length) == 0;
+  ::close(s);
+  return bound ? ntohs(a.sin_port) : 0;
+}
+
 bool listening(std::uint16_t port) {
   const int s = connect_loopback(port);
   if (s >= 0) ::close(s);
@@ -100,7 +115,8 @@ class ServeSignal : public ::testing::TestWithParam<int> {};
 TEST_P(ServeSignal, ServeStopsWithEveryConnectionClosedAndExits128PlusTheSignal) {
   const int signal = GetParam();
   const testing::TempDir work("twinbench-serve-signal");
-  const std::uint16_t port = static_cast<std::uint16_t>(20000 + ::getpid() % 20000);
+  const std::uint16_t port = free_loopback_port();
+  ASSERT_NE(port, 0);
   testing::ChildProcess serve(TWINBENCH_BINARY, {"serve", "--port", std::to_string(port)},
                               work.path() / "logs");
   ASSERT_TRUE(testing::wait_until([&] { return listening(port); }, 30s)) << serve.stderr_text();
