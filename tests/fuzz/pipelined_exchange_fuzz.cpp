@@ -18,14 +18,14 @@
 namespace {
 
 // What the load generator sends: a ping, a download and an echo, round robin.
-std::shared_ptr<const std::vector<tb::LoadRequest>> requests() {
-  static const auto all = std::make_shared<const std::vector<tb::LoadRequest>>(
-      std::vector<tb::LoadRequest>{
-          {tb::format_load_request("GET", "/api/benchmark/ping/", "fuzz", ""), std::nullopt,
+std::shared_ptr<const std::vector<tb::loadbench::LoadRequest>> requests() {
+  static const auto all = std::make_shared<const std::vector<tb::loadbench::LoadRequest>>(
+      std::vector<tb::loadbench::LoadRequest>{
+          {tb::loadbench::format_load_request("GET", "/api/benchmark/ping/", "fuzz", ""), std::nullopt,
            std::nullopt},
-          {tb::format_load_request("GET", "/api/benchmark/download/100/", "fuzz", ""),
+          {tb::loadbench::format_load_request("GET", "/api/benchmark/download/100/", "fuzz", ""),
            std::nullopt, 100},
-          {tb::format_load_request("POST", "/echo", "fuzz", "abc"), std::string("abc"),
+          {tb::loadbench::format_load_request("POST", "/echo", "fuzz", "abc"), std::string("abc"),
            std::nullopt},
       });
   return all;
@@ -38,11 +38,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::size_t piece = data[0] & 0x1f;
   const std::size_t window = 1 + (data[0] >> 5);
   const auto all = requests();
-  tb::PipelinedExchange exchange(all, window);
+  tb::loadbench::PipelinedExchange exchange(all, window);
   const std::span<const char> input(reinterpret_cast<const char*>(data + 1), size - 1);
   tb::Time now{};
   std::size_t sent = 0;
-  std::vector<tb::PipelinedExchange::Completion> done;
+  std::vector<tb::loadbench::PipelinedExchange::Completion> done;
   auto send = [&] {
     const std::string bytes = exchange.take_requests(now);
     for (std::size_t at = bytes.find(" HTTP/1.1\r\n"); at != std::string::npos;
@@ -60,7 +60,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     send();
   }
   for (std::size_t i = 0; i < done.size(); ++i) {
-    const tb::LoadRequest& asked = (*all)[i % all->size()];
+    const tb::loadbench::LoadRequest& asked = (*all)[i % all->size()];
     if (asked.body_size && done[i].body_bytes != *asked.body_size) std::abort();
     if (asked.echoed_body && done[i].body_bytes != asked.echoed_body->size()) std::abort();
   }
