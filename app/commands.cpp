@@ -49,7 +49,7 @@ int main_with_args(const std::vector<std::string>& args) {
       add_run_command(app),       add_serve_command(app),    add_load_command(app),
       add_reproduce_command(app), add_validate_command(app), add_compare_command(app),
       add_calibrate_command(app), add_sweep_command(app),    add_merge_command(app),
-      add_shell_command(app),     add_diff_command(app)};
+      add_shell_command(app),     add_diff_command(app),     add_trace_command(app)};
   std::vector<std::string> reversed(args.rbegin(), args.rend() - 1);
   try {
     app.parse(reversed);

@@ -40,6 +40,7 @@ Command add_sweep_command(CLI::App& app);
 Command add_merge_command(CLI::App& app);
 Command add_shell_command(CLI::App& app);
 Command add_diff_command(CLI::App& app);
+Command add_trace_command(CLI::App& app);
 
 // --tolerance-frames and --tolerance-pct (run --baseline, diff): the criterion's two terms.
 void add_tolerance_options(CLI::App* cmd, verdicts::Tolerance& tolerance);

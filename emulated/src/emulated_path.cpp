@@ -25,9 +25,12 @@ EmulatedPath::EmulatedPath(const PathConfig& config, SideProgram server, SidePro
   client_ = std::make_unique<PathSide>(SideConfig{"client", kClientAddress, kServerAddress,
                                                   config.link.mtu_bytes, config.client_tcp},
                                        std::move(client));
+  // After the sides are forked: a fork copies only the forking thread, but the spinners would
+  // compete with the sides' set-up.
+  cores_awake_ = std::make_unique<CoresAwake>();
   emulator_ = std::make_unique<LinkEmulator>(
-      client_->tun_fd(), server_->tun_fd(), uplink_of(config.link, config.seed),
-      downlink_of(config.link, config.seed), config.spin_us, !config.capture_prefix.empty());
+      client_->tun_fd(), server_->tun_fd(), link::uplink_of(config.link, config.seed),
+      link::downlink_of(config.link, config.seed), config.spin_us, !config.capture_prefix.empty());
   capture_prefix_ = config.capture_prefix;
   started_ns_ = monotonic_ns();
   server_->go();
@@ -48,6 +51,7 @@ PathReport EmulatedPath::finish() {
   client_->terminate();
   server_->terminate();
   emulator_->stop();
+  cores_awake_.reset();
   PathReport report;
   report.client_settings = client_->settings();
   report.server_settings = server_->settings();

@@ -67,12 +67,14 @@ void write_pcap(const std::string& path, std::vector<CapturedPacket> packets,
   scenario::write_file_atomically(path, out);
 }
 
-LinkEmulator::LinkEmulator(int client_tun, int server_tun, const DirectionConfig& uplink,
-                           const DirectionConfig& downlink, std::int64_t spin_us, bool capture)
+LinkEmulator::LinkEmulator(int client_tun, int server_tun, const link::DirectionConfig& uplink,
+                           const link::DirectionConfig& downlink, std::int64_t spin_us,
+                           bool capture)
     : spin_ns_(spin_us * 1000),
       capture_(capture),
-      uplink_{client_tun, server_tun, LinkDirection(uplink), {}, {}},
-      downlink_{server_tun, client_tun, LinkDirection(downlink), {}, {}},
+      origin_ns_(monotonic_ns()),
+      uplink_{client_tun, server_tun, link::LinkDirection(uplink), {}, {}},
+      downlink_{server_tun, client_tun, link::LinkDirection(downlink), {}, {}},
       thread_([this] { run(); }) {}
 
 LinkEmulator::~LinkEmulator() { stop(); }
@@ -109,18 +111,18 @@ void LinkEmulator::take_in(Direction& d, std::string& buffer) {
     if (capture_)
       d.stats.sent.push_back({at, static_cast<std::uint32_t>(n),
                               buffer.substr(0, std::min<std::size_t>(n, kCaptureBytes))});
-    const Verdict v = d.link.offer(at, static_cast<std::size_t>(n));
+    const link::Verdict v = d.model.offer(at, static_cast<std::size_t>(n));
     switch (v.fate) {
-      case Fate::kDelivered:
+      case link::Fate::kDelivered:
         d.held.push_back({v.due_ns, buffer.substr(0, static_cast<std::size_t>(n))});
         break;
-      case Fate::kQueueFull:
+      case link::Fate::kQueueFull:
         ++d.stats.queue_drops;
         break;
-      case Fate::kPoliced:
+      case link::Fate::kPoliced:
         ++d.stats.policer_drops;
         break;
-      case Fate::kLost:
+      case link::Fate::kLost:
         ++d.stats.losses;
         break;
     }
@@ -136,6 +138,8 @@ void LinkEmulator::run() {
   const sched_param priority{.sched_priority = 10};
   ::pthread_setschedparam(pthread_self(), SCHED_FIFO, &priority);
   std::string buffer(65536, '\0');
+  uplink_.model.set_origin(origin_ns_);
+  downlink_.model.set_origin(origin_ns_);
   while (!stopping_.load(std::memory_order_relaxed)) {
     deliver_due(uplink_);
     deliver_due(downlink_);

@@ -10,6 +10,7 @@
 #include "twinbench/clientcore/http_request_model.hpp"
 #include "twinbench/clientcore/session.hpp"
 #include "twinbench/scenario/input_error.hpp"
+#include "twinbench/scenario/network.hpp"
 #include "twinbench/scenario/scenario_file.hpp"
 #include "twinbench/scenario/seeds.hpp"
 
@@ -77,6 +78,7 @@ class ScenarioRun {
     info->set_server_nodelay(o_.server_nodelay);
     info->set_keep_alive(true);
     info->set_twinbench_version(TWINBENCH_VERSION);  // the CMake project's version
+    run_started_ = b_.scheduler.now();
     frames_.start();
     frames_.await_process_frame([this] { start_step(); });
   }
@@ -241,6 +243,7 @@ class ScenarioRun {
     sample->set_round(step.round);
     sample->set_warmup(step.warmup);
     sample->set_elapsed_ms(to_ms(elapsed));
+    if (link_changes_) sample->set_started_ms(to_ms(b_.scheduler.now() - elapsed - run_started_));
     sample->set_frames(frames);
     sample->set_result(to_string(c.result));
     sample->set_http_status(static_cast<std::uint32_t>(c.http_status));
@@ -258,6 +261,9 @@ class ScenarioRun {
   std::size_t next_ = 0;
   bool idle_ = false;
   FrameLoop frames_;
+  // A link that changes over time: samples say when they started (Sample.started_ms).
+  bool link_changes_ = scenario::varies_over_time(s_.network().link());
+  Time run_started_{};
   std::string base_url_;
   std::map<std::string, std::unique_ptr<Session>> sessions_;
   std::vector<std::unique_ptr<ClientModel>> models_;

@@ -1,9 +1,11 @@
 #include "twinbench/scenario/network.hpp"
 
+#include "twinbench/scenario/delivery_trace.hpp"
 #include "twinbench/scenario/input_error.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 
@@ -22,6 +24,19 @@ void require(bool ok, const std::string& what) {
 }
 
 }  // namespace
+
+double scheduled_value(const std::vector<ScheduleStep>& steps, double before, double t_ms) {
+  // The first step after t_ms; the one before it (if any) holds.
+  const auto after = std::upper_bound(steps.begin(), steps.end(), t_ms,
+                                      [](double t, const ScheduleStep& s) { return t < s.at_ms; });
+  return after == steps.begin() ? before : std::prev(after)->value;
+}
+
+bool varies_over_time(const twinbench::Link& link) {
+  return link.has_downlink_trace() || link.has_uplink_trace() ||
+         link.client_to_server_delay_schedule_size() > 0 ||
+         link.server_to_client_delay_schedule_size() > 0 || link.loss_schedule_size() > 0;
+}
 
 ResolvedTcp resolve(const twinbench::Tcp& tcp) {
   ResolvedTcp r;
@@ -64,6 +79,20 @@ ResolvedLink resolve(const twinbench::Link& link) {
   if (link.mtu_bytes() > 0) r.mtu_bytes = link.mtu_bytes();
   r.downlink_policer_mbps = link.downlink_policer_mbps();
   r.downlink_policer_burst_bytes = link.downlink_policer_burst_bytes();
+  r.downlink_trace_ms.assign(link.downlink_trace().opportunities_ms().begin(),
+                             link.downlink_trace().opportunities_ms().end());
+  r.uplink_trace_ms.assign(link.uplink_trace().opportunities_ms().begin(),
+                           link.uplink_trace().opportunities_ms().end());
+  if (!r.downlink_trace_ms.empty()) r.downlink_mbps = trace_mean_mbps(r.downlink_trace_ms);
+  if (!r.uplink_trace_ms.empty()) r.uplink_mbps = trace_mean_mbps(r.uplink_trace_ms);
+  const auto steps = [](const auto& repeated) {
+    std::vector<ScheduleStep> out;
+    for (const auto& step : repeated) out.push_back({step.at_ms(), step.value()});
+    return out;
+  };
+  r.client_to_server_delay_schedule = steps(link.client_to_server_delay_schedule());
+  r.server_to_client_delay_schedule = steps(link.server_to_client_delay_schedule());
+  r.loss_schedule = steps(link.loss_schedule());
   require(r.client_to_server_delay_ms >= 0 && r.server_to_client_delay_ms >= 0,
           "link: negative delay");
   require(r.downlink_mbps > 0 && r.uplink_mbps > 0, "link: bottleneck rates must be > 0");

@@ -1,5 +1,7 @@
 #include "twinbench/scenario/scenario_file.hpp"
 
+#include "twinbench/scenario/delivery_trace.hpp"
+
 #include "twinbench/scenario/profile.hpp"
 #include "twinbench/scenario/text.hpp"
 
@@ -169,6 +171,43 @@ void check_tcp(const Checker& check, const Node& node, const twinbench::Tcp& tcp
   check_buffer("receive_buffer_bytes", tcp.receive_buffer_bytes());
 }
 
+// A delivery trace as read (load_traces) or written inline: times that never decrease, a last
+// time over 0 (the period it loops with).
+void check_trace(const Checker& check, const Node& link, std::string_view name, bool present,
+                 const twinbench::DeliveryTrace& trace) {
+  if (!present) return;
+  const Node node = link.child(name);
+  const auto& ms = trace.opportunities_ms();
+  check.require(!ms.empty(), node.field(trace.file().empty() ? "opportunities_ms" : "file"),
+                "a trace file or its opportunities_ms (at least one)",
+                trace.file().empty() ? "neither" : quoted(trace.file()) + " with no lines");
+  for (int i = 1; i < ms.size(); ++i)
+    check.require(ms[i] >= ms[i - 1], node.field("opportunities_ms", i),
+                  fmt::format("a time >= opportunities_ms[{}] ({} ms)", i - 1, ms[i - 1]),
+                  fmt::format("{}", ms[i]));
+  check.require(ms[ms.size() - 1] > 0, node.field("opportunities_ms", ms.size() - 1),
+                "a last time over 0 ms (the trace's period: it loops)", "0");
+}
+
+// A schedule's steps in increasing time from 0, each value as `expected` says.
+template <class Steps, class Valid>
+void check_schedule(const Checker& check, const Node& link, std::string_view name,
+                    const Steps& steps, std::string_view expected, Valid valid) {
+  for (int i = 0; i < steps.size(); ++i) {
+    const Node step = link.child(name, i);
+    const double at = steps[i].at_ms();
+    check.require(std::isfinite(at) && at >= 0, step.field("at_ms"),
+                  "a time in ms >= 0 from the start of the run's first request",
+                  fmt::format("{}", at));
+    if (i > 0)
+      check.require(at > steps[i - 1].at_ms(), step.field("at_ms"),
+                    fmt::format("a time after {}[{}]'s {} ms", name, i - 1, steps[i - 1].at_ms()),
+                    fmt::format("{}", at));
+    check.require(valid(steps[i].value()), step.field("value"), expected,
+                  fmt::format("{}", steps[i].value()));
+  }
+}
+
 // The simulated network, when a scenario has one (live runs ignore it). Unset fields take the
 // defaults of tb::scenario::resolve (docs/tcp-model.md), except the link rates, which have none.
 void check_network(const Checker& check, const Node& node, const twinbench::Network& network) {
@@ -180,8 +219,19 @@ void check_network(const Checker& check, const Node& node, const twinbench::Netw
     check.require(std::isfinite(mbps) && mbps > 0, link.field(name), "a rate in Mbit/s > 0",
                   fmt::format("{}", mbps));
   };
-  check_rate("downlink_mbps", l.downlink_mbps());
-  check_rate("uplink_mbps", l.uplink_mbps());
+  // A direction with a delivery trace takes its rate from the trace.
+  if (!l.has_downlink_trace()) check_rate("downlink_mbps", l.downlink_mbps());
+  if (!l.has_uplink_trace()) check_rate("uplink_mbps", l.uplink_mbps());
+  check_trace(check, link, "downlink_trace", l.has_downlink_trace(), l.downlink_trace());
+  check_trace(check, link, "uplink_trace", l.has_uplink_trace(), l.uplink_trace());
+  check_schedule(check, link, "client_to_server_delay_schedule",
+                 l.client_to_server_delay_schedule(), "a delay in ms >= 0",
+                 [](double v) { return std::isfinite(v) && v >= 0; });
+  check_schedule(check, link, "server_to_client_delay_schedule",
+                 l.server_to_client_delay_schedule(), "a delay in ms >= 0",
+                 [](double v) { return std::isfinite(v) && v >= 0; });
+  check_schedule(check, link, "loss_schedule", l.loss_schedule(), "a probability in [0, 1]",
+                 [](double v) { return v >= 0 && v <= 1; });
   check.require(l.loss_rate() >= 0 && l.loss_rate() < 1, link.field("loss_rate"),
                 "a probability in [0, 1)", fmt::format("{}", l.loss_rate()));
   check_ms(check, link.field("jitter_ms"), l.jitter_ms());
@@ -290,6 +340,36 @@ void check_expectations(const Checker& check, const Node& root, const Scenario& 
 }
 
 // Checks a scenario whose defaults have been applied.
+// Reads each delivery trace file the link names into its opportunities_ms; a relative path is
+// relative to the scenario file's folder. An error in the trace names the trace's own line.
+void load_traces(Scenario& s, const std::string& origin, const TextFormat::ParseInfoTree* tree) {
+  if (!s.has_network() || !s.network().has_link()) return;
+  const Checker check(origin);
+  const Node link = Node{Scenario::descriptor(), tree, "", -1}.child("network").child("link");
+  auto* l = s.mutable_network()->mutable_link();
+  const std::pair<const char*, twinbench::DeliveryTrace*> traces[] = {
+      {"downlink_trace", l->has_downlink_trace() ? l->mutable_downlink_trace() : nullptr},
+      {"uplink_trace", l->has_uplink_trace() ? l->mutable_uplink_trace() : nullptr}};
+  for (const auto& [name, trace] : traces) {
+    if (trace == nullptr || trace->file().empty()) continue;
+    const Node node = link.child(name);
+    check.require(trace->opportunities_ms().empty(), node.field("opportunities_ms"),
+                  "a trace file or its opportunities_ms, not both",
+                  fmt::format("file {} and {} opportunities", quoted(trace->file()),
+                              trace->opportunities_ms().size()));
+    std::filesystem::path file(trace->file());
+    if (file.is_relative()) file = std::filesystem::path(origin).parent_path() / file;
+    try {
+      const auto ms = read_delivery_trace(file);
+      trace->mutable_opportunities_ms()->Assign(ms.begin(), ms.end());
+    } catch (const ScenarioError& e) {
+      const Field f = node.field("file");
+      const std::string where = f.line >= 0 ? fmt::format("{}:{}", origin, f.line) : origin;
+      throw ScenarioError(fmt::format("{}: {}: {}", where, f.name, e.what()));
+    }
+  }
+}
+
 void check(const Scenario& s, const std::string& origin, const TextFormat::ParseInfoTree* tree) {
   const Checker check(origin);
   const Node root{Scenario::descriptor(), tree, "", -1};
@@ -428,6 +508,7 @@ Scenario parse_text(std::string_view text, const std::string& origin,
 Scenario parse_scenario(std::string_view text, const std::string& origin) {
   TextFormat::ParseInfoTree tree;
   Scenario s = parse_text(text, origin, tree);
+  load_traces(s, origin, &tree);
   apply_defaults(s);
   check(s, origin, &tree);
   return s;

@@ -15,6 +15,7 @@
 #include "twinbench/parallel/fork_pool.hpp"
 #include "twinbench/parallel/stop_signals.hpp"
 #include "twinbench/sim/task_channels.hpp"
+#include "twinbench/scenario/network.hpp"
 #include "twinbench/scenario/scenario_file.hpp"
 #include "twinbench/scenario/seeds.hpp"
 #include "twinbench/runner/tls_setup.hpp"
@@ -46,6 +47,9 @@ struct Part {
 // frame, as the fresh-connection parts record them (SimulationPool). `whole_run`: only the split
 // per frame cap, which is exact.
 std::vector<Part> split_into_parts(const twinbench::Scenario& s, bool whole_run) {
+  // A link that changes over time is in another state at each moment of the run: only the whole
+  // run, in one simulation from time 0 as on the emulated path, meets it as the run does.
+  if (scenario::varies_over_time(s.network().link())) return {Part{s, std::nullopt, {}}};
   std::vector<twinbench::Scenario> per_cap;
   if (s.session_scope() == twinbench::PER_FRAME_CAP && s.frame_caps_size() > 1) {
     for (std::uint32_t cap : s.frame_caps()) {

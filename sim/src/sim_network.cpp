@@ -19,9 +19,12 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
+#include "twinbench/link/link_direction.hpp"
+#include "twinbench/scenario/seeds.hpp"
 #include "twinbench/sim/linux_tcp_socket.hpp"
 
 namespace tb::sim {
@@ -40,6 +43,11 @@ constexpr std::int64_t kServerSocketStream = 5;
 constexpr std::int64_t kInternetStackStream = 10;
 constexpr std::int64_t kClientSocketStream = 1000;  // one per client socket
 
+// A link that changes over time: the devices' rate and queue, so that they only hand packets to
+// the link model (a 1500-byte packet takes 12 ns).
+constexpr double kHandOverMbps = 1e6;
+constexpr std::uint32_t kHandOverQueuePackets = 1'000'000;
+
 ns3::Time from_ms(double ms) { return ns3::NanoSeconds(std::llround(ms * 1e6)); }
 
 // A point-to-point channel whose two directions have their own one-way delay and jitter. Jitter
@@ -52,6 +60,7 @@ class PathChannel : public ns3::PointToPointChannel {
     ns3::Time jitter;
     Ptr<ns3::UniformRandomVariable> random;
     ns3::Time last_arrival;
+    std::optional<link::LinkDirection> model;
   };
 
   // Direction 0 carries packets from the first attached device, direction 1 from the second.
@@ -63,10 +72,30 @@ class PathChannel : public ns3::PointToPointChannel {
     d.random->SetStream(stream);
   }
 
+  // A link that changes over time: this direction's queue, deliveries, delay and loss are the
+  // sans-IO link model's (link/), which the emulated path runs too; the devices only hand their
+  // packets over.
+  void set_model(int wire, const link::DirectionConfig& config) {
+    directions_[static_cast<std::size_t>(wire)].model.emplace(config);
+  }
+
   bool TransmitStart(Ptr<const ns3::Packet> p, Ptr<ns3::PointToPointNetDevice> src,
                      ns3::Time tx_time) override {
     const int wire = src == GetSource(0) ? 0 : 1;
     Direction& d = directions_[static_cast<std::size_t>(wire)];
+    if (d.model) {
+      // The packet reaches the bottleneck now; its size there is the IP packet's (the model adds
+      // the PPP header, which the device's packet already has).
+      const link::Verdict v = d.model->offer(ns3::Simulator::Now().GetNanoSeconds(),
+                                             p->GetSize() - link::kLinkHeaderBytes);
+      if (v.fate == link::Fate::kDelivered) {
+        Ptr<ns3::PointToPointNetDevice> dst = GetDestination(static_cast<uint32_t>(wire));
+        ns3::Simulator::ScheduleWithContext(dst->GetNode()->GetId(),
+                                            ns3::NanoSeconds(v.due_ns) - ns3::Simulator::Now(),
+                                            &ns3::PointToPointNetDevice::Receive, dst, p->Copy());
+      }
+      return true;
+    }
     ns3::Time arrival = ns3::Simulator::Now() + tx_time + d.delay;
     if (d.jitter.IsStrictlyPositive())
       arrival += ns3::NanoSeconds(
@@ -340,20 +369,34 @@ SimNetwork::SimNetwork(const twinbench::Network& config, std::uint64_t seed,
   internet.Install(nodes);
   internet.AssignStreams(nodes, kInternetStackStream);
 
-  // Each device's transmit queue is the bottleneck queue of its direction; its receive error
-  // model drops the other direction's packets.
-  auto client_device = add_device(
-      client_, link_.uplink_mbps, link_.uplink_queue, link_.mtu_bytes, link_.loss_rate,
-      kLossStream + 0, {link_.downlink_policer_mbps, link_.downlink_policer_burst_bytes});
-  auto server_device = add_device(server_, link_.downlink_mbps, link_.downlink_queue,
-                                  link_.mtu_bytes, link_.loss_rate, kLossStream + 1);
   auto channel = ns3::CreateObject<PathChannel>();
-  client_device->Attach(channel);
-  server_device->Attach(channel);
-  channel->set_direction(0, from_ms(link_.client_to_server_delay_ms), from_ms(link_.jitter_ms),
-                         kJitterStream + 1);
-  channel->set_direction(1, from_ms(link_.server_to_client_delay_ms), from_ms(link_.jitter_ms),
-                         kJitterStream + 0);
+  Ptr<ns3::PointToPointNetDevice> client_device;
+  Ptr<ns3::PointToPointNetDevice> server_device;
+  if (!link_.varies_over_time()) {
+    // Each device's transmit queue is the bottleneck queue of its direction; its receive error
+    // model drops the other direction's packets.
+    client_device = add_device(client_, link_.uplink_mbps, link_.uplink_queue, link_.mtu_bytes,
+                               link_.loss_rate, kLossStream + 0,
+                               {link_.downlink_policer_mbps, link_.downlink_policer_burst_bytes});
+    server_device = add_device(server_, link_.downlink_mbps, link_.downlink_queue, link_.mtu_bytes,
+                               link_.loss_rate, kLossStream + 1);
+    client_device->Attach(channel);
+    server_device->Attach(channel);
+    channel->set_direction(0, from_ms(link_.client_to_server_delay_ms), from_ms(link_.jitter_ms),
+                           kJitterStream + 1);
+    channel->set_direction(1, from_ms(link_.server_to_client_delay_ms), from_ms(link_.jitter_ms),
+                           kJitterStream + 0);
+  } else {
+    // The link model is the bottleneck: the devices pass packets on at once, with room for any
+    // burst, and the model decides each packet's fate. Its random streams come from the seed.
+    const scenario::QueueLimit unbounded{kHandOverQueuePackets, 0};
+    client_device = add_device(client_, kHandOverMbps, unbounded, link_.mtu_bytes, 0, 0);
+    server_device = add_device(server_, kHandOverMbps, unbounded, link_.mtu_bytes, 0, 0);
+    client_device->Attach(channel);
+    server_device->Attach(channel);
+    channel->set_model(0, link::uplink_of(link_, scenario::splitmix64(seed)));
+    channel->set_model(1, link::downlink_of(link_, scenario::splitmix64(seed)));
+  }
   add_address(client_, client_device, kClientAddress);
   add_address(server_, server_device, kServerAddress);
   client_device_ = client_device;

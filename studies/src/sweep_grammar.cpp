@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "twinbench/scenario/delivery_trace.hpp"
 #include "twinbench/scenario/scenario_file.hpp"
 #include "twinbench/scenario/text.hpp"
 
@@ -108,6 +109,19 @@ const std::vector<AxisDef>& axis_defs() {
                          : v.text == "newreno" ? twinbench::NEW_RENO
                                                : twinbench::CUBIC;
          s.mutable_network()->mutable_server_tcp()->set_congestion_control(cc);
+       }},
+      {"trace",
+       "trace",
+       {},
+       false,
+       false,
+       nullptr,
+       "delivery trace files (Mahimahi's format), relative to the current directory",
+       [](Scenario& s, const AxisValue& v) {
+         const auto ms = scenario::read_delivery_trace(v.text);
+         auto* trace = link(s).mutable_downlink_trace();
+         trace->set_file(v.text);
+         trace->mutable_opportunities_ms()->Assign(ms.begin(), ms.end());
        }},
       {"variant",
        "variant",
@@ -213,6 +227,16 @@ std::vector<AxisValue> parse_names(const AxisDef& def, std::string_view values,
   std::vector<AxisValue> out;
   for (std::string_view part : split(values, ',')) {
     const std::string name = def.name == "cc" ? lower(trim(part)) : std::string(trim(part));
+    if (def.name == "trace") {
+      // Any trace file that reads: its errors name the file and line now, not at a point.
+      try {
+        scenario::read_delivery_trace(name);
+      } catch (const scenario::ScenarioError& e) {
+        throw SweepError(e.what());
+      }
+      out.push_back({name, 0});
+      continue;
+    }
     if (name.find("..") != std::string::npos)
       throw SweepError(fmt::format("{} takes names, not ranges", def.name));
     if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {

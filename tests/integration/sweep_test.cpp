@@ -71,6 +71,27 @@ TEST(SweepAxis, PointsVaryTheLastAxisFastestAndApply) {
   EXPECT_EQ(p.variants(0).name(), "nat_coop");
 }
 
+TEST(SweepAxis, ATraceAxisGivesEachPointItsDownlinkTraceAndRefusesABadFile) {
+  testing::TempDir dir("twinbench-sweep-trace");
+  const std::string good = (dir.path() / "good.trace").string();
+  const std::string bad = (dir.path() / "bad.trace").string();
+  std::ofstream(good) << "1\n1\n4\n";
+  std::ofstream(bad) << "1\n0\n";
+  auto s = two_variants();
+  const auto axis = studies::parse_axis("trace=" + good, s);
+  EXPECT_EQ(axis.column, "trace");
+  const auto p = studies::apply_point(s, {axis}, studies::enumerate_points({axis})[0]);
+  EXPECT_EQ(p.network().link().downlink_trace().opportunities_ms_size(), 3);
+  EXPECT_EQ(p.network().link().downlink_trace().file(), good);
+  try {
+    studies::parse_axis("trace=" + good + "," + bad, s);
+    ADD_FAILURE() << "a bad trace file was taken";
+  } catch (const studies::SweepError& e) {
+    EXPECT_NE(std::string(e.what()).find(bad + ":2: expected a time >="), std::string::npos)
+        << e.what();
+  }
+}
+
 // A range or a grid too large to hold is an input error, not an allocation of gigabytes
 // (tests/fuzz, sweep_axis).
 // parse_axis refuses `spec` with a SweepError whose message contains `reason`.

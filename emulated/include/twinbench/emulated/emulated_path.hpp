@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "twinbench/emulated/cores_awake.hpp"
 #include "twinbench/emulated/link_emulator.hpp"
 #include "twinbench/emulated/path_side.hpp"
 
@@ -50,6 +51,7 @@ class EmulatedPath {
  private:
   std::unique_ptr<PathSide> server_;
   std::unique_ptr<PathSide> client_;
+  std::unique_ptr<CoresAwake> cores_awake_;  // while the path runs (cores_awake.hpp)
   std::unique_ptr<LinkEmulator> emulator_;
   std::string capture_prefix_;
   std::int64_t started_ns_ = 0;

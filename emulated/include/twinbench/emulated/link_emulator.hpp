@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "twinbench/emulated/link_model.hpp"
+#include "twinbench/link/link_direction.hpp"
 
 namespace tb::emulated {
 
@@ -58,8 +58,9 @@ LatenessSummary summarize_lateness(const std::vector<const DirectionStats*>& dir
 class LinkEmulator {
  public:
   // `client_tun` and `server_tun` stay owned by the caller and must outlive the emulator.
-  LinkEmulator(int client_tun, int server_tun, const DirectionConfig& uplink,
-               const DirectionConfig& downlink, std::int64_t spin_us = 200, bool capture = false);
+  LinkEmulator(int client_tun, int server_tun, const link::DirectionConfig& uplink,
+               const link::DirectionConfig& downlink, std::int64_t spin_us = 200,
+               bool capture = false);
   ~LinkEmulator();  // stop()
   LinkEmulator(const LinkEmulator&) = delete;
   LinkEmulator& operator=(const LinkEmulator&) = delete;
@@ -78,7 +79,7 @@ class LinkEmulator {
   struct Direction {
     int from = -1;
     int to = -1;
-    LinkDirection link;
+    link::LinkDirection model;
     DirectionStats stats;
     std::deque<Held> held;  // due times never decrease (LinkDirection keeps order)
   };
@@ -89,6 +90,9 @@ class LinkEmulator {
   std::int64_t spin_ns_;
   bool capture_;
   std::atomic<bool> stopping_{false};
+  // Time 0 of the link's delivery traces and schedules: the emulator's start, just before the
+  // path releases the client program (the simulation's time 0 is its start too).
+  const std::int64_t origin_ns_;
   Direction uplink_;
   Direction downlink_;
   std::thread thread_;  // both directions: one core for the emulator, the other for the hosts

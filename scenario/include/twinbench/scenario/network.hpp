@@ -3,6 +3,7 @@
 // (the ns-3 path and the emulated path). Defaults follow Linux (docs/tcp-model.md names the source
 // of each), not ns-3.37, whose defaults differ.
 #include <cstdint>
+#include <vector>
 
 #include "scenario.pb.h"
 
@@ -36,6 +37,16 @@ struct QueueLimit {
   std::uint64_t bytes = 0;
 };
 
+// One step of a schedule: from at_ms on (ms from the start of the run's first request) the value
+// is `value`. A schedule's steps are in increasing at_ms.
+struct ScheduleStep {
+  double at_ms = 0;
+  double value = 0;
+};
+
+// A schedule's value at t_ms: the last step's at or before t_ms, else `before` (the constant).
+double scheduled_value(const std::vector<ScheduleStep>& steps, double before, double t_ms);
+
 struct ResolvedLink {
   double client_to_server_delay_ms = 0;
   double server_to_client_delay_ms = 0;
@@ -48,7 +59,23 @@ struct ResolvedLink {
   std::uint32_t mtu_bytes = 1500;
   double downlink_policer_mbps = 0;  // 0: no policer
   std::uint64_t downlink_policer_burst_bytes = 0;
+  // A link that changes over time (delivery_trace.hpp). With a trace, that direction's rate
+  // above is the trace's mean rate (the default queue is sized by it).
+  std::vector<std::uint32_t> downlink_trace_ms;  // empty: the constant downlink_mbps
+  std::vector<std::uint32_t> uplink_trace_ms;    // empty: the constant uplink_mbps
+  std::vector<ScheduleStep> client_to_server_delay_schedule;
+  std::vector<ScheduleStep> server_to_client_delay_schedule;
+  std::vector<ScheduleStep> loss_schedule;  // each way
+
+  bool varies_over_time() const {
+    return !downlink_trace_ms.empty() || !uplink_trace_ms.empty() ||
+           !client_to_server_delay_schedule.empty() || !server_to_client_delay_schedule.empty() ||
+           !loss_schedule.empty();
+  }
 };
+
+// Whether a link has a delivery trace or a schedule (ResolvedLink::varies_over_time, unresolved).
+bool varies_over_time(const twinbench::Link& link);
 
 ResolvedTcp resolve(const twinbench::Tcp& tcp);
 // Unset queues default to one bandwidth-delay product (that direction's rate x the base RTT), at

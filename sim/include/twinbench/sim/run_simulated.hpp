@@ -17,7 +17,8 @@ namespace tb::sim {
 // part has its own seed derived from `seed`, so the results do not depend on `jobs`, the number
 // of simulation processes run at once.
 // `capture_dir`, if set, receives each part's packet captures (part-<i>-client.pcap and
-// part-<i>-server.pcap; SimNetwork::capture). `whole_run`: no split per variant, the interleaved
+// part-<i>-server.pcap; SimNetwork::capture). A link that changes over time is never split: the
+// whole run is one simulation from time 0. `whole_run`: no split per variant, the interleaved
 // run in one simulation per Session scope (slower; to check the split on a scenario).
 twinbench::ResultSet run_simulated(const twinbench::Scenario& scenario,
                                    const runner::RunOptions& options, unsigned jobs,
