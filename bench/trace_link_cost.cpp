@@ -4,7 +4,7 @@
 // over time"). The trace's link is the sans-IO link model (link/) behind ns-3 devices that hand
 // packets over; the constant link is ns-3's point-to-point device.
 //
-//   build/default/bench/trace_link_cost [blocks] [MiB]        (default 9 blocks of 8 MiB)
+//   build/default/bench/trace_link_cost [blocks] [MiB]        (default 9 blocks of 8 MiB; scripts/trace-cost.sh runs 25)
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -35,7 +35,7 @@ twinbench::Scenario download(std::uint64_t bytes) {
                                           R"(]
       runs: 1
       download_to_file: true
-      network { link { client_to_server_delay_ms: 20 server_to_client_delay_ms: 20 uplink_mbps: 20 } }
+      network { link { client_to_server_delay_ms: 20 server_to_client_delay_ms: 20 downlink_mbps: 100 uplink_mbps: 20 } }
   )",
                                       "bench");
 }

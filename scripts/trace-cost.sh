@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=build/default/bench/trace_link_cost
 [ "${1:-}" = "--bin" ] && { bin=$2; shift 2; }
-blocks=${1:-9}
+blocks=${1:-25}
 [ -x "$bin" ] || { echo "trace-cost: no $bin; build first" >&2; exit 2; }
 out=results/bench/trace-link-cost.md
 tmp=$(mktemp "$out.XXXXXX")
