@@ -21,10 +21,11 @@ OPPORTUNITY_BYTES = 1504  # Mahimahi's PACKET_SIZE
 
 def trace_rates(path, window_ms=100):
     times = [int(line) for line in open(path) if line.strip()]
-    counts = collections.Counter(t // window_ms for t in times)
+    # An opportunity stamped t ms delivers in the ms ending at t: window (t - 1) // window_ms.
+    counts = collections.Counter(max(t - 1, 0) // window_ms for t in times)
     period = times[-1]
     return [(w * window_ms / 1000, counts.get(w, 0) * OPPORTUNITY_BYTES * 8 / (window_ms * 1e3))
-            for w in range(period // window_ms + 1)], period
+            for w in range(-(-period // window_ms))], period
 
 
 def requests(path):
@@ -62,10 +63,10 @@ def main():
                     row = variants.index(variant) + offset
                     f.write(f"{start / 1000:.4f} {row:.2f} {elapsed / 1000:.4f} 0\n")
         script = f"""
-set terminal pngcairo size 1200,{300 + 40 * len(variants)} font ",10"
+set terminal pngcairo noenhanced size 1200,{300 + 40 * len(variants)} font ",10"
 set output "{args.out}.png"
 call "{tmp}/body.gp"
-set terminal svg size 1200,{300 + 40 * len(variants)} font ",10"
+set terminal svg noenhanced size 1200,{300 + 40 * len(variants)} font ",10"
 set output "{args.out}.svg"
 call "{tmp}/body.gp"
 """
@@ -77,12 +78,14 @@ set xrange [0:{end_s:.3f}]
 set ylabel "Mbit/s (per 100 ms)"
 set format x ""
 set grid
+set key top left
 plot "{tmp}/rate.dat" using 1:2 with steps lw 1.5 lc rgb "#444444" title "the trace's rate"
 set format x "%g"
 set xlabel "time from the run's start (s)"
 set ylabel ""
 set ytics ({", ".join(f'"{v}" {i}' for i, v in enumerate(variants))})
 set yrange [-0.7:{len(variants) - 0.3}]
+set key below horizontal
 plot "{tmp}/simulated.dat" using 1:2:3:4 with vectors nohead lw 6 lc rgb "#1f77b4" title "simulated (ns-3)", \\
      "{tmp}/kernel.dat" using 1:2:3:4 with vectors nohead lw 6 lc rgb "#ff7f0e" title "kernel (emulated path)"
 unset multiplot
