@@ -3,10 +3,12 @@
 time (a delivery trace, per 100 ms) above each variant's requests, one row per variant, each
 request a bar from its start to its completion, the simulation's and the kernel's side by side.
 
-Reads the trace (Mahimahi's format) and the results.json of each twin (their samples' started_ms,
-docs/scenarios.md); writes OUT.png and OUT.svg with gnuplot (Debian's gnuplot-nox).
+Reads the trace (Mahimahi's format) and the results.json of each twin's runs (their samples'
+started_ms, docs/scenarios.md): one --pair per run, the simulated one first; writes OUT.png and
+OUT.svg with gnuplot (Debian's gnuplot-nox).
 
-Usage: python3 scripts/plot-trace-timeline.py TRACE SIM.json EMULATED.json OUT [--title TEXT]
+Usage: python3 scripts/plot-trace-timeline.py TRACE OUT --pair SIM.json EMULATED.json [--pair ...]
+                                              [--title TEXT]
 """
 import argparse
 import collections
@@ -37,13 +39,16 @@ def requests(path):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("trace")
-    parser.add_argument("sim")
-    parser.add_argument("emulated")
     parser.add_argument("out")
+    parser.add_argument("--pair", nargs=2, action="append", required=True,
+                        metavar=("SIM", "EMULATED"), help="one run's results.json of each twin")
     parser.add_argument("--title", default="")
     args = parser.parse_args()
     rates, period = trace_rates(args.trace)
-    twins = {"simulated": requests(args.sim), "kernel": requests(args.emulated)}
+    twins = {"simulated": [], "kernel": []}
+    for sim, emulated in args.pair:
+        twins["simulated"] += requests(sim)
+        twins["kernel"] += requests(emulated)
     variants = []
     for reqs in twins.values():
         for variant, *_ in reqs:
