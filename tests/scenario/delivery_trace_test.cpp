@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -126,6 +127,34 @@ TEST(DeliveryTrace, SchedulesRunForwardInTimeWithValuesInRange) {
                           "1\n");
   EXPECT_THAT(delay.error(),
               HasSubstr("client_to_server_delay_schedule[0].value: expected a delay in ms >= 0"));
+}
+
+}  // namespace
+}  // namespace tb::scenario
+
+namespace tb::scenario {
+namespace {
+
+// Every scenario the repository ships reads, the example on a trace included (its trace file is
+// found beside it, relative to the scenario): a shipped scenario that no longer reads is a defect
+// a user would meet first. Profiles (profiles/, and real-clients/, which `shell` and `validate`
+// lay over a scenario) are read as profiles elsewhere.
+TEST(ShippedScenarios, EveryOneReads) {
+  std::size_t read = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(
+           std::filesystem::path(TWINBENCH_SOURCE_DIR) / "scenarios")) {
+    const auto folder = entry.path().parent_path().filename();
+    if (entry.path().extension() != ".textproto" || folder == "profiles" ||
+        folder == "real-clients")
+      continue;
+    EXPECT_NO_THROW(load_scenario(entry.path())) << entry.path();
+    ++read;
+  }
+  EXPECT_GE(read, 13u);
+  const auto mobile = load_scenario(std::string(TWINBENCH_SOURCE_DIR) +
+                                    "/scenarios/examples/mobile_path.textproto");
+  EXPECT_TRUE(resolve(mobile.network().link()).varies_over_time());
+  EXPECT_GT(mobile.network().link().downlink_trace().opportunities_ms_size(), 1000);
 }
 
 }  // namespace
